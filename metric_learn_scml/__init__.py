@@ -1,0 +1,17 @@
+"""Sparse Compositional Metric Learning (SCML) for scikit-learn and metric-learn.
+
+Shi, Bellet and Sha, *Sparse Compositional Metric Learning*, AAAI 2014:
+metrics learned as sparse non-negative combinations of rank-one, locally
+discriminative basis elements, in three settings: one global metric
+(:class:`SCML`, :class:`SCML_Supervised`), one metric per task over a shared
+basis (multi-task) and a metric that varies smoothly over the feature space
+(local).
+"""
+
+# The compatibility patches must run before anything imports metric_learn.
+from . import _compat  # noqa: F401
+from .scml import SCML, SCML_Supervised
+
+__version__ = "0.1.0"
+
+__all__ = ["SCML", "SCML_Supervised"]

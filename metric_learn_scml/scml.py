@@ -1,0 +1,499 @@
+r"""SCML-Global: one Mahalanobis metric as a sparse combination of rank-one elements.
+
+Shi, Bellet and Sha, *Sparse Compositional Metric Learning*, AAAI 2014,
+section "Global Metric Learning". Given a basis :math:`B` of unit rows
+:math:`b_k` and triplet constraints :math:`C`, SCML-Global solves
+
+.. math::
+
+    \min_{w \ge 0}\; \frac{1}{|C|} \sum_{(i,j,k) \in C}
+    \big[1 + d_w(x_i, x_j) - d_w(x_i, x_k)\big]_+ + \beta \|w\|_1,
+    \qquad d_w(x, x') = (x - x')^T \Big(\sum_k w_k b_k b_k^T\Big) (x - x'),
+
+by regularized dual averaging (:mod:`metric_learn_scml._solvers`).
+"""
+
+import functools
+import numbers
+import warnings
+
+import numpy as np
+from metric_learn.base_metric import MahalanobisMixin, _TripletsClassifierMixin
+from metric_learn._util import check_input
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_array, check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from ._basis import default_n_basis, lda_basis, triplet_basis
+from ._solvers import SquaredDifferences, components_from_weights, rda
+from ._triplets import pair_index, triplets_from_labels, triplets_to_indices
+
+
+def single_threaded(fit):
+    """Run ``fit`` with BLAS and OpenMP limited to one thread.
+
+    SCML's linear algebra is many small problems (a Fisher analysis per
+    region, a mini-batch per step), where extra threads cost more than they
+    give: on a busy two-core machine, the batched SVD of the triplet basis
+    took 0.29 s with one thread and 14 s with two.
+    """
+    @functools.wraps(fit)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1):
+            return fit(*args, **kwargs)
+    return wrapper
+
+
+def check_number(value, name, kind, low=None, high=None, low_inclusive=True,
+                 allow_none=False):
+    """Validate a numeric hyper-parameter; errors name it and say what fits.
+
+    Parameters
+    ----------
+    value : object
+    name : str
+    kind : {'int', 'float'}
+    low, high : float or None
+        Bounds (``high`` inclusive).
+    low_inclusive : bool, default=True
+    allow_none : bool, default=False
+
+    Raises
+    ------
+    TypeError
+        For a value of the wrong type (``bool`` is not a number here).
+    ValueError
+        For a value out of range or not finite.
+    """
+    if value is None and allow_none:
+        return
+    numeric = numbers.Integral if kind == "int" else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, numeric):
+        raise TypeError("%s must be %s%s, got %r of type %s." % (
+            name, "an integer" if kind == "int" else "a real number",
+            " or None" if allow_none else "", value, type(value).__name__))
+    if not np.isfinite(value):
+        raise ValueError("%s must be finite, got %r." % (name, value))
+    if low is not None and (value < low or (value == low and not low_inclusive)):
+        raise ValueError("%s must be %s %s, got %r." % (
+            name, ">=" if low_inclusive else ">", low, value))
+    if high is not None and value > high:
+        raise ValueError("%s must be <= %s, got %r." % (name, high, value))
+
+
+class _BaseSCML(MahalanobisMixin):
+    """Shared parameters, validation and fitting of the SCML learners.
+
+    Subclasses say how they get triplets and a basis; everything from a
+    basis and index triplets onwards is :meth:`_fit_triplets`.
+    """
+
+    _tuple_size = 3
+    _basis_options = ()
+
+    def __init__(self, beta=1e-5, basis="lda", n_basis=None, gamma=5e-3,
+                 max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
+                 n_iter_no_change=4, verbose=False, preprocessor=None,
+                 random_state=None):
+        self.beta = beta
+        self.basis = basis
+        self.n_basis = n_basis
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_number(self.beta, "beta", "float", low=0)
+        check_number(self.gamma, "gamma", "float", low=0, low_inclusive=False)
+        check_number(self.n_basis, "n_basis", "int", low=1, allow_none=True)
+        check_number(self.max_iter, "max_iter", "int", low=1)
+        check_number(self.output_iter, "output_iter", "int", low=1)
+        check_number(self.batch_size, "batch_size", "int", low=1)
+        check_number(self.tol, "tol", "float", low=0)
+        check_number(self.n_iter_no_change, "n_iter_no_change", "int", low=1)
+        if isinstance(self.basis, str):
+            if self.basis not in self._basis_options:
+                raise ValueError(
+                    "basis=%r is not supported by %s: use one of %s or an "
+                    "array of shape (n_basis, n_features)." % (
+                        self.basis, type(self).__name__,
+                        ", ".join(repr(o) for o in self._basis_options)))
+
+    def _user_basis(self, n_features):
+        """The ``basis`` array, checked, with rows scaled to unit norm."""
+        basis = check_array(self.basis, dtype=np.float64, copy=True,
+                            input_name="basis")
+        if basis.shape[1] != n_features:
+            raise ValueError(
+                "basis has %d columns but the data has %d features: give an "
+                "array of shape (n_basis, %d)." % (basis.shape[1], n_features,
+                                                   n_features))
+        norms = np.linalg.norm(basis, axis=1)
+        if np.any(norms == 0):
+            raise ValueError("basis has all-zero rows (%s): every basis row "
+                             "must be non-zero." % np.flatnonzero(norms == 0)[:5])
+        if self.n_basis is not None and self.n_basis != basis.shape[0]:
+            raise ValueError(
+                "n_basis=%d does not match the %d rows of the basis array: "
+                "leave n_basis=None when passing an array." % (
+                    self.n_basis, basis.shape[0]))
+        return basis / norms[:, None]
+
+    def _n_basis(self, n_features):
+        return (default_n_basis(n_features) if self.n_basis is None
+                else int(self.n_basis))
+
+    def _fit_triplets(self, X, triplets, basis):
+        """Learn the weights of ``basis`` on index triplets into ``X``."""
+        pairs, triplet_pairs = pair_index(triplets)
+        differences = SquaredDifferences(X @ basis.T, pairs)
+        result = rda(differences, triplet_pairs, [0, triplets.shape[0]],
+                     beta=self.beta, gamma=self.gamma,
+                     batch_size=self.batch_size, max_iter=self.max_iter,
+                     eval_every=self.output_iter, tol=self.tol,
+                     n_iter_no_change=self.n_iter_no_change,
+                     random_state=self._rng, verbose=self.verbose,
+                     name=type(self).__name__)
+        self.basis_ = basis
+        self.weights_ = result.weights[0]
+        self.n_iter_ = result.n_iter
+        self.objective_ = result.objective
+        self.objective_history_ = np.array(result.history)
+        self.n_active_basis_ = int(np.count_nonzero(self.weights_))
+        self.components_ = components_from_weights(self.weights_, basis)
+        if not result.converged:
+            warnings.warn(
+                "%s did not converge in max_iter=%d iterations (objective "
+                "still improving by more than tol=%g): increase max_iter or "
+                "tol." % (type(self).__name__, self.max_iter, self.tol),
+                ConvergenceWarning)
+        if self.n_active_basis_ == 0:
+            warnings.warn(
+                "All basis weights are zero, so every distance is 0: beta=%g "
+                "is too large for this data; decrease it." % self.beta,
+                UserWarning)
+        return self
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def transform(self, X):
+        """Embed points linearly: ``X @ components_.T``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points, or 1-D indices when a ``preprocessor`` was given.
+
+        Returns
+        -------
+        X_embedded : ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self, ["preprocessor_", "components_"])
+        if self.preprocessor_ is None:
+            X = validate_data(self, X, reset=False)
+        else:
+            X = check_input(X, type_of_inputs="classic", estimator=self,
+                            preprocessor=self.preprocessor_)
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    "X has %d features, but %s is expecting %d features as "
+                    "input." % (X.shape[1], type(self).__name__,
+                                self.n_features_in_))
+        return X @ self.components_.T
+
+    def _start_fit(self):
+        self._check_params()
+        self._check_preprocessor()
+        self._rng = check_random_state(self.random_state)
+
+
+_COMMON_PARAMETERS = """
+    beta : float, default=1e-5
+        Strength of the sparsity penalty :math:`\\beta \\|w\\|_1` (>= 0).
+        Larger values keep fewer basis elements. The hinge loss has a unit
+        margin, so the useful range depends on the scale of the data: the
+        default suits standardised features.
+    n_basis : int, default=None
+        Number of basis elements to generate (ignored for an array
+        ``basis``). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
+        paper's sizes. Fewer are produced when the data cannot give that
+        many distinct regions.
+    gamma : float, default=5e-3
+        RDA step parameter :math:`\\gamma` (> 0): the iterate is
+        :math:`w_{t+1} = \\max(0, -(\\sqrt{t}/\\gamma)(\\bar g_t + \\beta))`
+        in units where the triplet gradients are of order one. Larger is
+        slower and steadier.
+    max_iter : int, default=20000
+        Maximum number of stochastic iterations.
+    output_iter : int, default=250
+        Iterations between two evaluations of the full objective (for the
+        stopping rule, the best iterate and the ``verbose`` table).
+    batch_size : int, default=32
+        Triplets per iteration.
+    tol : float, default=1e-3
+        Improvement of the best objective below which an evaluation counts
+        as no progress (absolute: the objective is 1 at ``w = 0``).
+    n_iter_no_change : int, default=4
+        Evaluations in a row without progress that stop the solver.
+    verbose : bool, default=False
+        Print a progress table (iteration, objective, active elements, time).
+    preprocessor : array-like of shape (n_samples, n_features) or callable, \
+default=None
+        Turns indices into points, as in metric-learn.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the regions of the basis and the sampling of triplets."""
+
+_COMMON_ATTRIBUTES = """
+    components_ : ndarray of shape (n_components, n_features)
+        Linear map :math:`L` with :math:`M = L^T L`: the rows
+        :math:`\\sqrt{w_k} b_k` of the active elements when there are fewer
+        than ``n_features`` of them, otherwise the symmetric square root of
+        :math:`M`.
+    weights_ : ndarray of shape (n_basis,)
+        Learned non-negative weights :math:`w`.
+    basis_ : ndarray of shape (n_basis, n_features)
+        The unit-norm basis rows :math:`b_k`.
+    n_active_basis_ : int
+        Number of elements with non-zero weight.
+    n_iter_ : int
+        Stochastic iterations run.
+    objective_ : float
+        Objective value of the returned weights.
+    objective_history_ : ndarray of shape (n_evaluations, 3)
+        ``(iteration, objective, n_active)`` at every evaluation.
+    n_features_in_ : int
+        Number of features seen during fit."""
+
+
+class SCML(_BaseSCML, _TripletsClassifierMixin):
+    __doc__ = r"""Sparse Compositional Metric Learning from triplets (SCML-Global).
+
+    Learns :math:`M = \sum_k w_k b_k b_k^T` with sparse :math:`w \ge 0` so
+    that for each triplet ``(a, b, c)`` the point ``b`` is closer to ``a``
+    than ``c`` is, by a unit margin (Shi, Bellet and Sha, AAAI 2014,
+    eq. (2)). Use it for weak supervision ("a is closer to b than to c",
+    e.g. from user feedback); with labels, use :class:`SCML_Supervised`.
+
+    Parameters
+    ----------
+    basis : {'triplet_diffs'} or array-like of shape (n_basis, n_features), \
+default='triplet_diffs'
+        ``'triplet_diffs'`` builds locally discriminative elements from the
+        triplets themselves: the anchors are divided into regions by
+        k-means and, in each, the directions that most stretch
+        anchor-impostor differences relative to anchor-target differences
+        are kept (a local Fisher analysis in which triplets play the role of
+        labels). An array is used as given, its rows scaled to unit norm.
+    """ + _COMMON_PARAMETERS + """
+
+    Attributes
+    ----------""" + _COMMON_ATTRIBUTES + """
+
+    See Also
+    --------
+    SCML_Supervised : the same model learned from class labels.
+    metric_learn.SCML : metric-learn's implementation.
+
+    References
+    ----------
+    Y. Shi, A. Bellet and F. Sha. Sparse Compositional Metric Learning.
+    AAAI 2014.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metric_learn_scml import SCML
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randn(60, 3) * [1.0, 1.0, 5.0]
+    >>> # b is closer to a than c is, along the first two features only
+    >>> idx = rng.randint(0, 60, size=(300, 3))
+    >>> d = ((X[idx[:, [0]]] - X[idx[:, 1:]])[..., :2] ** 2).sum(-1)
+    >>> idx[d[:, 0] > d[:, 1], 1:] = idx[d[:, 0] > d[:, 1], 1:][:, ::-1]
+    >>> scml = SCML(random_state=0).fit(X[idx])
+    >>> scml.score(X[idx]) > 0.9
+    True
+    """
+
+    _basis_options = ("triplet_diffs",)
+
+    def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
+                 gamma=5e-3, max_iter=20000, output_iter=250, batch_size=32,
+                 tol=1e-3, n_iter_no_change=4, verbose=False,
+                 preprocessor=None, random_state=None):
+        super().__init__(
+            beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
+            max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
+            tol=tol, n_iter_no_change=n_iter_no_change, verbose=verbose,
+            preprocessor=preprocessor, random_state=random_state)
+
+    @single_threaded
+    def fit(self, triplets):
+        """Learn the metric from triplets.
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+            Triplets of points, or of indices when a ``preprocessor`` is
+            given, ordered so that ``d(t[0], t[1]) < d(t[0], t[2])`` is
+            wanted.
+
+        Returns
+        -------
+        self : SCML
+        """
+        self._start_fit()
+        triplets = check_input(triplets, type_of_inputs="tuples",
+                               preprocessor=self.preprocessor_, estimator=self,
+                               tuple_size=3, dtype=np.float64)
+        indices, X = triplets_to_indices(triplets)
+        self.n_features_in_ = X.shape[1]
+        if isinstance(self.basis, str):
+            basis = triplet_basis(X, indices, self._n_basis(X.shape[1]),
+                                  random_state=self._rng)
+        else:
+            basis = self._user_basis(X.shape[1])
+        return self._fit_triplets(X, indices, basis)
+
+    def __sklearn_tags__(self):
+        # metric-learn's mixin order hides ClassifierMixin's tags, so
+        # is_classifier() and classification scorers would not see a
+        # classifier of triplets.
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "classifier"
+        tags.target_tags.required = False
+        return tags
+
+
+class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                      _BaseSCML):
+    __doc__ = r"""Sparse Compositional Metric Learning from class labels (SCML-Global).
+
+    Builds triplets from the labels (for every point, its ``k_genuine``
+    nearest same-class neighbours and ``k_impostor`` nearest other-class
+    neighbours, all combinations) and a local discriminative basis (Fisher
+    discriminant analysis in k-means regions at two neighbourhood scales),
+    then learns a sparse non-negative combination
+    :math:`M = \sum_k w_k b_k b_k^T` by regularized dual averaging
+    (Shi, Bellet and Sha, AAAI 2014).
+
+    Parameters
+    ----------
+    k_genuine : int, default=3
+        Same-class neighbours ("targets") per point.
+    k_impostor : int, default=10
+        Other-class neighbours ("impostors") per point.
+    basis : {'lda'} or array-like of shape (n_basis, n_features), \
+default='lda'
+        ``'lda'`` is the paper's local discriminative basis: for each
+        k-means region centre and each scale ``J`` (10 and 20 points per
+        class, 20 and 50 when ``n_features > 50``), the top
+        ``n_classes - 1`` Fisher discriminant directions of the ``J``
+        nearest points of every class. An array is used as given, its rows
+        scaled to unit norm.
+    """ + _COMMON_PARAMETERS + """
+
+    Attributes
+    ----------""" + _COMMON_ATTRIBUTES + """
+
+    See Also
+    --------
+    SCML : the same model learned from triplets.
+    metric_learn.SCML_Supervised : metric-learn's implementation.
+
+    References
+    ----------
+    Y. Shi, A. Bellet and F. Sha. Sparse Compositional Metric Learning.
+    AAAI 2014.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from metric_learn_scml import SCML_Supervised
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> scml = SCML_Supervised(random_state=0).fit(X, y)
+    >>> scml.get_mahalanobis_matrix().shape
+    (13, 13)
+    >>> bool(scml.n_active_basis_ < scml.basis_.shape[0])
+    True
+    """
+
+    _basis_options = ("lda",)
+
+    def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
+                 n_basis=None, gamma=5e-3, max_iter=20000, output_iter=250,
+                 batch_size=32, tol=1e-3, n_iter_no_change=4, verbose=False,
+                 preprocessor=None, random_state=None):
+        self.k_genuine = k_genuine
+        self.k_impostor = k_impostor
+        super().__init__(
+            beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
+            max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
+            tol=tol, n_iter_no_change=n_iter_no_change, verbose=verbose,
+            preprocessor=preprocessor, random_state=random_state)
+
+    def _check_params(self):
+        super()._check_params()
+        check_number(self.k_genuine, "k_genuine", "int", low=1)
+        check_number(self.k_impostor, "k_impostor", "int", low=1)
+
+    @single_threaded
+    def fit(self, X, y):
+        """Build triplets and a basis from the labels, then learn the metric.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points (or 1-D indices with a ``preprocessor``).
+        y : array-like of shape (n_samples,)
+            Class labels, at least two classes.
+
+        Returns
+        -------
+        self : SCML_Supervised
+        """
+        self._start_fit()
+        X, y = validate_supervised(self, X, y)
+        if isinstance(self.basis, str):
+            basis = lda_basis(X, y, self._n_basis(X.shape[1]),
+                              random_state=self._rng)
+        else:
+            basis = self._user_basis(X.shape[1])
+        triplets = triplets_from_labels(X, y, self.k_genuine, self.k_impostor)
+        return self._fit_triplets(X, triplets, basis)
+
+
+def validate_supervised(estimator, X, y):
+    """Check ``(X, y)`` for a supervised learner; set ``n_features_in_``.
+
+    Points go through scikit-learn's ``validate_data`` (finite, 2-D, at
+    least two samples, converted to float64); with a ``preprocessor``,
+    metric-learn's ``check_input`` first turns indices into points. Labels
+    must be a 1-D array of at least two classes.
+    """
+    if estimator.preprocessor_ is None:
+        X, y = validate_data(estimator, X, y, dtype=np.float64,
+                             ensure_min_samples=2)
+    else:
+        X, y = check_input(X, y, type_of_inputs="classic",
+                           preprocessor=estimator.preprocessor_,
+                           estimator=estimator, dtype=np.float64,
+                           ensure_min_samples=2)
+        estimator.n_features_in_ = X.shape[1]
+    if np.unique(y).shape[0] < 2:
+        raise ValueError(
+            "y has a single class (%r): %s needs at least two classes to "
+            "build triplet constraints." % (y[0], type(estimator).__name__))
+    return X, y
