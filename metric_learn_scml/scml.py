@@ -153,9 +153,23 @@ class _BaseSCML(MahalanobisMixin):
 
     def _fit_triplets(self, X, triplets, basis):
         """Learn the weights of ``basis`` on index triplets into ``X``."""
+        self.weights_ = self._solve(X, triplets, [0, triplets.shape[0]],
+                                    basis)[0]
+        self.n_active_basis_ = int(np.count_nonzero(self.weights_))
+        self.components_ = components_from_weights(self.weights_, basis)
+        return self
+
+    def _solve(self, X, triplets, task_offsets, basis):
+        """Run RDA on index triplets grouped by task; return W (T, K).
+
+        Task ``t`` owns ``triplets[task_offsets[t]:task_offsets[t + 1]]``
+        (one task for the global model). Sets ``basis_``, ``n_iter_``,
+        ``objective_`` and ``objective_history_``, and warns when the solver
+        did not converge or kept no element.
+        """
         pairs, triplet_pairs = pair_index(triplets)
         differences = SquaredDifferences(X @ basis.T, pairs)
-        result = rda(differences, triplet_pairs, [0, triplets.shape[0]],
+        result = rda(differences, triplet_pairs, task_offsets,
                      beta=self.beta, gamma=self.gamma,
                      batch_size=self.batch_size, max_iter=self.max_iter,
                      eval_every=self.output_iter, tol=self.tol,
@@ -163,24 +177,21 @@ class _BaseSCML(MahalanobisMixin):
                      random_state=self._rng, verbose=self.verbose,
                      name=type(self).__name__)
         self.basis_ = basis
-        self.weights_ = result.weights[0]
         self.n_iter_ = result.n_iter
         self.objective_ = result.objective
         self.objective_history_ = np.array(result.history)
-        self.n_active_basis_ = int(np.count_nonzero(self.weights_))
-        self.components_ = components_from_weights(self.weights_, basis)
         if not result.converged:
             warnings.warn(
                 "%s did not converge in max_iter=%d iterations (objective "
                 "still improving by more than tol=%g): increase max_iter or "
                 "tol." % (type(self).__name__, self.max_iter, self.tol),
                 ConvergenceWarning)
-        if self.n_active_basis_ == 0:
+        if not result.weights.any():
             warnings.warn(
                 "All basis weights are zero, so every distance is 0: beta=%g "
                 "is too large for this data; decrease it." % self.beta,
                 UserWarning)
-        return self
+        return result.weights
 
     @property
     def _n_features_out(self):
