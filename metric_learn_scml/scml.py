@@ -210,17 +210,20 @@ class _BaseSCML(MahalanobisMixin):
         X_embedded : ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self, ["preprocessor_", "components_"])
+        return self._check_points(X) @ self.components_.T
+
+    def _check_points(self, X):
+        """Validate points (or indices, with a ``preprocessor``) after fit."""
         if self.preprocessor_ is None:
-            X = validate_data(self, X, reset=False)
-        else:
-            X = check_input(X, type_of_inputs="classic", estimator=self,
-                            preprocessor=self.preprocessor_)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(
-                    "X has %d features, but %s is expecting %d features as "
-                    "input." % (X.shape[1], type(self).__name__,
-                                self.n_features_in_))
-        return X @ self.components_.T
+            return validate_data(self, X, reset=False)
+        X = check_input(X, type_of_inputs="classic", estimator=self,
+                        preprocessor=self.preprocessor_)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                "X has %d features, but %s is expecting %d features as "
+                "input." % (X.shape[1], type(self).__name__,
+                            self.n_features_in_))
+        return X
 
     def _start_fit(self):
         self._check_params()
