@@ -479,14 +479,30 @@ default='lda'
         self : SCML_Supervised
         """
         self._start_fit()
-        X, y = validate_supervised(self, X, y)
-        if isinstance(self.basis, str):
-            basis = lda_basis(X, y, self._n_basis(X.shape[1]),
-                              random_state=self._rng)
-        else:
-            basis = self._user_basis(X.shape[1])
-        triplets = triplets_from_labels(X, y, self.k_genuine, self.k_impostor)
-        return self._fit_triplets(X, triplets, basis)
+        return self._fit_triplets(*supervised_problem(self, X, y))
+
+
+def supervised_problem(estimator, X, y):
+    """Validated points, triplets from the labels and the basis of a learner.
+
+    Shared by the supervised global and local learners: ``estimator`` has
+    ``k_genuine``, ``k_impostor``, ``basis``, ``n_basis`` and ``_rng``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    triplets : ndarray of shape (n_triplets, 3)
+    basis : ndarray of shape (n_basis, n_features)
+    """
+    X, y = validate_supervised(estimator, X, y)
+    if isinstance(estimator.basis, str):
+        basis = lda_basis(X, y, estimator._n_basis(X.shape[1]),
+                          random_state=estimator._rng)
+    else:
+        basis = estimator._user_basis(X.shape[1])
+    triplets = triplets_from_labels(X, y, estimator.k_genuine,
+                                    estimator.k_impostor)
+    return X, triplets, basis
 
 
 def validate_supervised(estimator, X, y):
