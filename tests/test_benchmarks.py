@@ -1,0 +1,234 @@
+"""Offline tests of the benchmark command line (``python -m benchmarks``).
+
+Tiny synthetic data stands in for the real datasets: no download, no
+real-data fit. What is tested is the plumbing: argument parsing, the
+quick/full configuration, summaries, CSV and markdown output, the targets
+table, failure handling and the delegation to the local / multi-task
+modules.
+"""
+
+import math
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import cli, compare_global  # noqa: E402
+
+
+@pytest.fixture
+def toy_dataset(monkeypatch):
+    """A 3-class synthetic dataset registered as 'toy' for the global run."""
+    X, y = make_classification(n_samples=150, n_features=5, n_informative=3,
+                               n_redundant=0, n_classes=3, random_state=0)
+    labels = np.array(["a", "b", "c"])[y]  # string labels, as KEEL's Vehicle
+    toy = compare_global.Dataset("toy", "synthetic", lambda: (X, labels))
+    monkeypatch.setitem(compare_global.DATASETS, "toy", toy)
+    return toy
+
+
+# --------------------------------------------------------------------------
+# Arguments and configuration
+# --------------------------------------------------------------------------
+
+
+def test_parse_args_reads_every_option(tmp_path):
+    args = cli.parse_args(["global", "--quick", "--splits", "3", "--datasets",
+                           "vehicle", "segment", "--methods", "ours", "LMNN",
+                           "--out", str(tmp_path), "--preprocessing",
+                           "zscore_unit_norm"])
+    assert args.command == "global" and args.quick and args.splits == 3
+    assert args.datasets == ["vehicle", "segment"]
+    assert args.methods == ["ours", "LMNN"]
+    assert args.out == tmp_path and args.preprocessing == "zscore_unit_norm"
+
+
+def test_parse_args_output_folder_defaults():
+    assert cli.parse_args(["global"]).out == cli.RESULTS_DIR
+    # A quick run writes nothing unless asked, so it never overwrites results.
+    assert cli.parse_args(["global", "--quick"]).out is None
+    assert cli.parse_args(["all"]).preprocessing == compare_global.DEFAULT_PREPROCESSING
+
+
+@pytest.mark.parametrize("argv", [["nonsense"], ["global", "--splits", "0"],
+                                  ["global", "--splits", "two"],
+                                  ["global", "--preprocessing", "none"]])
+def test_parse_args_rejects_bad_input(argv, capsys):
+    with pytest.raises(SystemExit):
+        cli.parse_args(argv)
+    assert "usage" in capsys.readouterr().err
+
+
+def test_quick_selects_the_small_configuration():
+    dataset_keys, method_keys, budget = compare_global.plan(quick=True)
+    assert dataset_keys == list(compare_global.QUICK_DATASETS)
+    assert set(method_keys) == {"euclidean", "ours", "ours_defaults", "ml_scml", "itml"}
+    assert set(budget.values()) == {compare_global.QUICK_SPLITS}
+
+
+def test_full_plan_caps_slow_methods_per_dataset():
+    dataset_keys, method_keys, budget = compare_global.plan()
+    assert set(dataset_keys) == {"vehicle", "vowel", "segment", "letters",
+                                 "mfeat_pix", "newsgroups"}
+    assert set(method_keys) == set(compare_global.METHODS)
+    assert budget["letters", "ours"] == compare_global.FULL_SPLITS
+    assert budget["letters", "lmnn"] == 1
+    # --splits lowers every budget but never raises a cap.
+    _, _, budget = compare_global.plan(n_splits=3)
+    assert budget["vehicle", "ours"] == 3 and budget["letters", "lmnn"] == 1
+
+
+def test_lookup_accepts_keys_and_display_names_and_rejects_unknown_names():
+    keys = compare_global.lookup(["LMNN", "metric-learn SCML_Supervised", "ours"],
+                                 compare_global.METHODS, "method")
+    assert keys == ["lmnn", "ml_scml", "ours"]
+    with pytest.raises(ValueError, match="unknown dataset 'usps'"):
+        compare_global.lookup(["usps"], compare_global.DATASETS, "dataset")
+
+
+def test_required_names_of_the_issue():
+    names = {method.name for method in compare_global.METHODS.values()}
+    assert {"Euclidean", "LMNN", "ITML", "NCA", "linear SVM", "RBF SVM",
+            "metric-learn SCML_Supervised"} <= names
+    assert cli.OURS_TUNED in names and cli.OURS_DEFAULTS in names
+    assert all("SCML_Supervised" in name for name in (cli.OURS_TUNED, cli.OURS_DEFAULTS))
+
+
+# --------------------------------------------------------------------------
+# Summaries and output
+# --------------------------------------------------------------------------
+
+
+def _records():
+    return [
+        dict(dataset="d", split=0, method="m", error=0.10, fit_seconds=1.0,
+             n_active=4, chosen="1e-05"),
+        dict(dataset="d", split=1, method="m", error=0.20, fit_seconds=3.0,
+             n_active=6, chosen="1e-05"),
+        dict(dataset="d", split=2, method="m", error=0.30, fit_seconds=2.0,
+             n_active=8, chosen="1e-06"),
+        dict(dataset="d", split=3, method="m", failed="ValueError: boom"),
+        dict(dataset="d", split=0, method="single", error=0.5, fit_seconds=7.0),
+    ]
+
+
+def test_summarise_means_standard_errors_medians_and_failures():
+    rows = {row["method"]: row for row in cli.summarise(_records())}
+    row = rows["m"]
+    assert row["error_mean"] == pytest.approx(20.0)
+    assert row["error_se"] == pytest.approx(10.0 / math.sqrt(3))
+    assert row["fit_seconds_median"] == 2.0
+    assert row["n_active_mean"] == 6.0
+    assert row["n_splits"] == 3 and row["n_failed"] == 1
+    assert row["chosen"] == "1e-05(x2) 1e-06(x1)"
+    assert math.isnan(rows["single"]["error_se"])
+    assert math.isnan(rows["single"]["n_active_mean"])
+
+
+def test_csv_round_trip_puts_required_columns_first(tmp_path):
+    rows = cli.summarise(_records())
+    path = tmp_path / "sub" / "global.csv"
+    cli.write_csv(path, rows, cli.SUMMARY_COLUMNS)
+    header = path.read_text().splitlines()[0].split(",")
+    assert tuple(header[:len(cli.SUMMARY_COLUMNS)]) == cli.SUMMARY_COLUMNS
+    assert "n_failed" in header
+    back = cli.read_csv(path)
+    assert back[0]["method"] == "m" and back[0]["n_splits"] == 3
+    assert back[0]["error_mean"] == pytest.approx(20.0)
+    assert math.isnan(back[1]["error_se"])
+
+
+def test_results_table_is_markdown_with_one_line_per_row():
+    lines = cli.results_table(cli.summarise(_records()))
+    assert lines[0].startswith("| dataset | method |")
+    assert lines[1].startswith("|---|")
+    assert "| d | m | 20.0 ± 5.8 | 2.00 | 6 | 3 (+1 failed) |" == lines[2]
+    assert "| d | single | 50.0 | 7.00 | - | 1 |" == lines[3]
+
+
+def _summary(dataset, method, error, seconds):
+    return dict(dataset=dataset, method=method, error_mean=error, error_se=0.1,
+                fit_seconds_median=seconds, n_active_mean=math.nan, n_splits=2)
+
+
+def test_target_table_states_ratios_and_verdicts():
+    rows = [_summary("segment", cli.OURS_DEFAULTS, 3.0, 0.5),
+            _summary("segment", cli.METRIC_LEARN_SCML, 3.5, 4.0),
+            _summary("segment", "LMNN", 4.0, 20.0),
+            _summary("letters", cli.OURS_TUNED, 9.0, 2.0),
+            _summary("letters", cli.METRIC_LEARN_SCML, 8.0, 6.0)]
+    text = "\n".join(cli.target_table(rows))
+    assert "8.0x (target 5x: met)" in text
+    assert "40.0x (target 50x: MISSED)" in text
+    assert "3.0 vs 3.5: met" in text
+    assert "3.0x (target 5x: MISSED)" in text and "9.0 vs 8.0: MISSED" in text
+    assert "not run" in text  # no LMNN on letters
+    assert cli.target_table([_summary("vehicle", cli.OURS_TUNED, 1, 1)]) == []
+
+
+# --------------------------------------------------------------------------
+# Runs on synthetic data
+# --------------------------------------------------------------------------
+
+
+def test_global_run_records_every_fit_and_failures(toy_dataset, monkeypatch):
+    def broken(split, seed):
+        raise ValueError("could not broadcast")
+    monkeypatch.setitem(compare_global.METHODS, "broken",
+                        compare_global.Method("broken", "broken", broken))
+    seen = []
+    records = compare_global.run(n_splits=2, datasets=["toy"],
+                                 methods=["euclidean", "ours_defaults", "broken"],
+                                 progress=seen.append)
+    assert seen == records and len(records) == 6
+    assert [record["split"] for record in records] == [0, 0, 0, 1, 1, 1]
+    ours = [record for record in records if record["method"] == cli.OURS_DEFAULTS]
+    assert all(0 <= record["error"] <= 1 and record["fit_seconds"] > 0
+               and record["n_active"] >= 1 for record in ours)
+    failed = [record for record in records if record["method"] == "broken"]
+    assert all(record["failed"] == "ValueError: could not broadcast" for record in failed)
+
+
+def test_main_prints_tables_progress_and_writes_csv_files(toy_dataset, tmp_path, capsys):
+    assert cli.main(["global", "--quick", "--datasets", "toy", "--methods",
+                     "euclidean", "ours_defaults", "--out", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert "| toy | Euclidean |" in captured.out
+    assert "| toy | SCML_Supervised (ours, defaults) |" in captured.out
+    # one progress line per fit, on stderr
+    progress = [line for line in captured.err.splitlines() if "split" in line]
+    assert len(progress) == 2 * compare_global.QUICK_SPLITS
+    rows = cli.read_csv(tmp_path / "global.csv")
+    assert {row["method"] for row in rows} == {"Euclidean", cli.OURS_DEFAULTS}
+    assert all(row["n_splits"] == compare_global.QUICK_SPLITS for row in rows)
+    assert len(cli.read_csv(tmp_path / "global_splits.csv")) == 4
+    assert (tmp_path / "global_run.json").exists()
+
+
+def test_missing_delegated_module_says_so():
+    args = cli.parse_args(["local", "--quick"])
+    with pytest.raises(SystemExit, match="does not exist yet"):
+        cli.run_delegated("nonexistent_table", args, None)
+
+
+def test_delegated_module_gets_options_it_accepts_and_percent_errors(monkeypatch):
+    calls = {}
+
+    def run(quick=False, n_splits=None):
+        calls.update(quick=quick, n_splits=n_splits)
+        return [dict(dataset="vowel", method="LocalSCML_Supervised (ours)",
+                     error_mean=0.061, error_se=0.004, fit_seconds_median=1.0,
+                     n_active_mean=30, n_splits=2)]
+
+    module = types.ModuleType("benchmarks.fake_local")
+    module.run = run
+    monkeypatch.setitem(sys.modules, "benchmarks.fake_local", module)
+    args = cli.parse_args(["local", "--quick", "--splits", "2"])
+    _, rows = cli.run_delegated("fake_local", args, progress=None)
+    assert calls == dict(quick=True, n_splits=2)
+    assert rows[0]["error_mean"] == pytest.approx(6.1)
+    assert rows[0]["error_se"] == pytest.approx(0.4)
