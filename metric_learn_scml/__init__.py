@@ -11,7 +11,8 @@ basis (multi-task) and a metric that varies smoothly over the feature space
 # The compatibility patches must run before anything imports metric_learn.
 from . import _compat  # noqa: F401
 from .scml import SCML, SCML_Supervised
+from .multitask import MultiTaskSCML, MultiTaskSCML_Supervised
 
 __version__ = "0.1.0"
 
-__all__ = ["SCML", "SCML_Supervised"]
+__all__ = ["SCML", "SCML_Supervised", "MultiTaskSCML", "MultiTaskSCML_Supervised"]

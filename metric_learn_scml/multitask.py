@@ -1,0 +1,572 @@
+r"""mt-SCML: one Mahalanobis metric per task over a shared, group-sparse basis.
+
+Shi, Bellet and Sha, *Sparse Compositional Metric Learning*, AAAI 2014,
+section "Multi-Task Metric Learning". With tasks :math:`t = 1..T`, triplet
+sets :math:`C_t` and a basis :math:`B` that is the union of per-task bases
+:math:`B_1, \dots, B_T`, mt-SCML learns one weight row per task,
+:math:`W \in \mathbb{R}_+^{T \times K}`, by solving
+
+.. math::
+
+    \min_{W \ge 0}\; \sum_{t=1}^{T} \frac{1}{|C_t|}
+    \sum_{(i,j,k) \in C_t}
+    \big[1 + d_{W_t}(x_i, x_j) - d_{W_t}(x_i, x_k)\big]_+
+    \;+\; \beta \sum_{k=1}^{K} \|W_{:,k}\|_2,
+
+where :math:`d_{W_t}(x, x') = (x - x')^T M_t (x - x')` and
+:math:`M_t = \sum_k W_{tk} b_k b_k^T`. The :math:`\ell_{2,1}` penalty over
+columns makes a basis element either unused by every task or available to
+all of them, so the task metrics share one small active set while keeping
+their own weights. The solver is the regularized dual averaging of
+:func:`metric_learn_scml._solvers.rda` with its exact non-negative group
+soft-threshold; each iteration draws a mini-batch from every task, so a
+small task weighs in the gradient as it does in the objective.
+"""
+
+import numpy as np
+from metric_learn._util import check_input
+from metric_learn.base_metric import _TripletsClassifierMixin
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_array
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._basis import lda_basis, triplet_basis
+from ._solvers import components_from_weights
+from ._triplets import triplets_from_labels, triplets_to_indices
+from .scml import (_COMMON_PARAMETERS, _BaseSCML, check_number,
+                   single_threaded, validate_supervised)
+
+
+class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                 _BaseSCML):
+    r"""A fixed Mahalanobis metric :math:`M = L^T L`, as a plain estimator.
+
+    What :meth:`MultiTaskSCML_Supervised.for_task` and
+    :meth:`MultiTaskSCML.for_task` return: one task's metric as a
+    metric-learn ``MahalanobisMixin`` with ``components_``, ``transform``,
+    ``pair_distance``, ``pair_score``, ``get_metric`` and
+    ``get_mahalanobis_matrix``. The linear map is a parameter, so ``fit``
+    learns nothing: it only checks the data and marks the estimator fitted.
+    This keeps the metric through :func:`sklearn.base.clone`, so it can be
+    the first step of a :class:`~sklearn.pipeline.Pipeline` (for instance
+    before a k-nearest-neighbour classifier) and be cross-validated there.
+    It shares the SCML learners' input checks and ``transform`` (it derives
+    from their base class, but has none of their hyper-parameters).
+
+    Parameters
+    ----------
+    components : array-like of shape (n_components, n_features)
+        The linear map :math:`L`.
+    preprocessor : array-like or callable, default=None
+        Turns indices into points, as in metric-learn.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        A copy of ``components`` as float64.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metric_learn_scml.multitask import TaskMetric
+    >>> metric = TaskMetric(np.diag([2.0, 0.0])).fit(np.zeros((1, 2)))
+    >>> metric.pair_distance([[[0.0, 0.0], [1.0, 5.0]]])
+    array([2.])
+    """
+
+    def __init__(self, components, preprocessor=None):
+        self.components = components
+        self.preprocessor = preprocessor
+
+    def fit(self, X=None, y=None):
+        """Check ``X`` (if given) against the metric; nothing is learned.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+        y : ignored
+
+        Returns
+        -------
+        self : TaskMetric
+        """
+        self._set_metric()
+        if X is not None:
+            self.transform(X)
+        return self
+
+    def _set_metric(self):
+        self._check_preprocessor()
+        self.components_ = check_array(self.components, dtype=np.float64,
+                                       copy=True, input_name="components")
+        self.n_features_in_ = self.components_.shape[1]
+        return self
+
+
+def _task_labels(tasks, n_expected, what):
+    """``tasks`` as a 1-D array of labels, one per sample or triplet."""
+    tasks = np.asarray(tasks)
+    if tasks.ndim != 1 or tasks.shape[0] != n_expected:
+        raise ValueError(
+            "tasks must be a 1-D array with one task id per %s: expected "
+            "shape (%d,), got %s." % (what, n_expected, tasks.shape))
+    if tasks.dtype.kind in "fc" and not np.all(np.isfinite(tasks)):
+        raise ValueError("tasks contains NaN or infinity: every %s needs a "
+                         "task id." % what)
+    return tasks
+
+
+class _BaseMultiTaskSCML(_BaseSCML):
+    """Per-task fitting and the per-task metric interface of mt-SCML."""
+
+    def _encode_tasks(self, tasks, n_expected, what):
+        """Set ``tasks_`` and return each sample's (or triplet's) task index."""
+        tasks = _task_labels(tasks, n_expected, what)
+        try:
+            self.tasks_, codes = np.unique(tasks, return_inverse=True)
+        except TypeError as error:
+            raise TypeError("tasks must be sortable labels of one type (like "
+                            "class labels): %s" % error) from None
+        return codes.reshape(-1)
+
+    def _fit_tasks(self, X, triplets, task_offsets, basis):
+        """Learn ``W`` on index triplets grouped by task (see ``_solve``)."""
+        self.weights_ = self._solve(X, triplets, task_offsets, basis)
+        active = self.weights_.any(axis=0)
+        self.active_basis_ = np.flatnonzero(active)
+        self.n_active_basis_ = int(active.sum())
+        self.n_active_basis_per_task_ = np.count_nonzero(self.weights_, axis=1)
+        self.components_per_task_ = [components_from_weights(row, basis)
+                                     for row in self.weights_]
+        return self
+
+    def _task_index(self, task):
+        check_is_fitted(self, "tasks_")
+        if task is None:
+            raise ValueError(
+                "%s learns one metric per task: pass task=<one of %s>, or use "
+                "for_task(task) for a plain estimator of that task's metric."
+                % (type(self).__name__, list(self.tasks_)))
+        found = np.flatnonzero(self.tasks_ == task) if np.ndim(task) == 0 else []
+        if len(found) != 1:
+            raise ValueError("Unknown task %r: the known tasks are %s." % (
+                task, list(self.tasks_)))
+        return int(found[0])
+
+    def _task_codes(self, tasks, n_expected, what):
+        """Each label's index in ``tasks_``; unknown labels raise."""
+        check_is_fitted(self, "tasks_")
+        tasks = _task_labels(tasks, n_expected, what)
+        unknown = ~np.isin(tasks, self.tasks_)
+        if unknown.any():
+            raise ValueError("Unknown task(s) %s: the known tasks are %s." % (
+                list(np.unique(tasks[unknown])), list(self.tasks_)))
+        return np.searchsorted(self.tasks_, tasks)
+
+    def for_task(self, task):
+        """The metric of one task as a fitted plain estimator.
+
+        Parameters
+        ----------
+        task : label
+            One of ``tasks_``.
+
+        Returns
+        -------
+        metric : TaskMetric
+            A metric-learn ``MahalanobisMixin`` with this task's
+            ``components_`` (and the ``preprocessor``), usable alone or as the
+            first step of a ``Pipeline``.
+        """
+        components = self.components_per_task_[self._task_index(task)]
+        return TaskMetric(components.copy(),
+                          preprocessor=self.preprocessor)._set_metric()
+
+    def get_mahalanobis_matrix(self, task=None):
+        """The matrix :math:`M_t = \\sum_k W_{tk} b_k b_k^T` of one task.
+
+        Parameters
+        ----------
+        task : label
+            One of ``tasks_`` (required).
+
+        Returns
+        -------
+        M : ndarray of shape (n_features, n_features)
+        """
+        return self.for_task(task).get_mahalanobis_matrix()
+
+    def get_metric(self, task=None):
+        """A function ``metric(u, v, squared=False)`` for one task's metric."""
+        return self.for_task(task).get_metric()
+
+    def transform(self, X, task=None):
+        """Embed points with one task's linear map :math:`L_t`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points, or 1-D indices when a ``preprocessor`` was given.
+        task : label
+            One of ``tasks_`` (required).
+
+        Returns
+        -------
+        X_embedded : ndarray of shape (n_samples, n_components_t)
+        """
+        return self.for_task(task).transform(X)
+
+    def pair_distance(self, pairs, task=None):
+        """Distances :math:`\\sqrt{d_{W_t}}` between pairs under one task's metric.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+        task : label
+            One of ``tasks_`` (required).
+
+        Returns
+        -------
+        distances : ndarray of shape (n_pairs,)
+        """
+        return self.for_task(task).pair_distance(pairs)
+
+    def pair_score(self, pairs, task=None):
+        """The opposite of :meth:`pair_distance` (higher is more similar)."""
+        return -self.pair_distance(pairs, task=task)
+
+    def score_pairs(self, pairs, task=None):
+        """Deprecated in metric-learn; use :meth:`pair_distance`."""
+        return self.pair_distance(pairs, task=task)
+
+    def _basis_per_task(self, n_features, build):
+        """``basis`` as an array, or ``build(task_index, n_basis)`` stacked."""
+        if not isinstance(self.basis, str):
+            return self._user_basis(n_features)
+        n_basis = self._n_basis(n_features)
+        return np.concatenate([build(task, n_basis)
+                               for task in range(self.tasks_.shape[0])])
+
+
+_MULTITASK_PARAMETERS = _COMMON_PARAMETERS.replace(
+    """    n_basis : int, default=None
+        Number of basis elements to generate (ignored for an array
+        ``basis``). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
+        paper's sizes.""",
+    """    n_basis : int, default=None
+        Number of basis elements to generate *per task* (ignored for an
+        array ``basis``); the basis is the union of the ``n_tasks`` task
+        bases. ``None`` uses ``clip(20 * n_features, 400, 1000)`` per task
+        (the paper used 400 per task).""").replace(
+    "Strength of the sparsity penalty :math:`\\\\beta \\\\|w\\\\|_1` (>= 0).",
+    "Strength of the group penalty "
+    ":math:`\\\\beta \\\\sum_k \\\\|W_{:,k}\\\\|_2` (>= 0).").replace(
+    "    batch_size : int, default=32\n        Triplets per iteration.",
+    "    batch_size : int, default=32\n        Triplets per task per "
+    "iteration.")
+
+_MULTITASK_ATTRIBUTES = """
+    tasks_ : ndarray of shape (n_tasks,)
+        The task ids, sorted as by :func:`numpy.unique`; row ``t`` of
+        ``weights_`` belongs to ``tasks_[t]``.
+    weights_ : ndarray of shape (n_tasks, n_basis)
+        Learned non-negative weights :math:`W`.
+    basis_ : ndarray of shape (n_basis, n_features)
+        The unit-norm basis rows :math:`b_k` (task bases stacked in the
+        order of ``tasks_``).
+    active_basis_ : ndarray of int
+        Indices of the basis elements used by at least one task (the
+        shared active set).
+    n_active_basis_ : int
+        Size of the shared active set.
+    n_active_basis_per_task_ : ndarray of shape (n_tasks,)
+        Elements with non-zero weight in each task.
+    components_per_task_ : list of ndarray of shape (n_components_t, \
+n_features)
+        Linear map :math:`L_t` of each task (:math:`M_t = L_t^T L_t`). There
+        is no single ``components_``: use ``for_task(task)`` for a plain
+        estimator of one task's metric.
+    n_iter_ : int
+        Stochastic iterations run.
+    objective_ : float
+        Objective value of the returned weights (``n_tasks`` at ``W = 0``).
+    objective_history_ : ndarray of shape (n_evaluations, 3)
+        ``(iteration, objective, n_active)`` at every evaluation.
+    n_features_in_ : int
+        Number of features seen during fit."""
+
+_PER_TASK_INTERFACE = """
+    Every metric method takes the task: ``get_mahalanobis_matrix(task)``,
+    ``get_metric(task)``, ``transform(X, task=...)``,
+    ``pair_distance(pairs, task=...)``, ``pair_score(pairs, task=...)``;
+    without one they raise a ``ValueError`` (there is no sensible global
+    metric). ``for_task(task)`` returns the task's metric as a plain
+    :class:`TaskMetric`."""
+
+
+class MultiTaskSCML_Supervised(_BaseMultiTaskSCML):
+    __doc__ = r"""Multi-task Sparse Compositional Metric Learning from labels (mt-SCML).
+
+    Learns one metric :math:`M_t = \sum_k W_{tk} b_k b_k^T` per task from
+    class labels, with a group-sparsity penalty on the columns of
+    :math:`W \ge 0` so that all tasks draw on one small shared set of basis
+    elements (Shi, Bellet and Sha, AAAI 2014, eq. (3)). Each task gets its
+    own triplets (its ``k_genuine`` nearest same-class and ``k_impostor``
+    nearest other-class neighbours, within the task) and its own local
+    discriminative basis; the basis is their union.
+    """ + _PER_TASK_INTERFACE + """
+
+    Parameters
+    ----------
+    k_genuine : int, default=3
+        Same-class neighbours ("targets") per point, within its task.
+    k_impostor : int, default=10
+        Other-class neighbours ("impostors") per point, within its task.
+    basis : {'lda'} or array-like of shape (n_basis, n_features), \
+default='lda'
+        ``'lda'`` builds the paper's local discriminative basis (as in
+        :class:`~metric_learn_scml.SCML_Supervised`) on each task's data
+        and stacks them. An array is shared by all tasks as given, its rows
+        scaled to unit norm.
+    """ + _MULTITASK_PARAMETERS + """
+
+    Attributes
+    ----------""" + _MULTITASK_ATTRIBUTES + """
+
+    See Also
+    --------
+    MultiTaskSCML : the same model learned from triplets.
+    metric_learn_scml.SCML_Supervised : one metric for all the data; with a
+        single task, this model gives the same result for the same seed.
+
+    References
+    ----------
+    Y. Shi, A. Bellet and F. Sha. Sparse Compositional Metric Learning.
+    AAAI 2014.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from metric_learn_scml import MultiTaskSCML_Supervised
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> tasks = np.where(X[:, 0] > 0, "high alcohol", "low alcohol")
+    >>> mt = MultiTaskSCML_Supervised(n_basis=100, random_state=0)
+    >>> mt = mt.fit(X, y, tasks)
+    >>> mt.weights_.shape
+    (2, 200)
+    >>> mt.get_mahalanobis_matrix("low alcohol").shape
+    (13, 13)
+    >>> mt.transform(X[:2], task="high alcohol").shape[0]
+    2
+    """
+
+    _basis_options = ("lda",)
+
+    def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
+                 n_basis=None, gamma=5e-3, max_iter=20000, output_iter=250,
+                 batch_size=32, tol=1e-3, n_iter_no_change=4, verbose=False,
+                 preprocessor=None, random_state=None):
+        self.k_genuine = k_genuine
+        self.k_impostor = k_impostor
+        super().__init__(
+            beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
+            max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
+            tol=tol, n_iter_no_change=n_iter_no_change, verbose=verbose,
+            preprocessor=preprocessor, random_state=random_state)
+
+    def _check_params(self):
+        super()._check_params()
+        check_number(self.k_genuine, "k_genuine", "int", low=1)
+        check_number(self.k_impostor, "k_impostor", "int", low=1)
+
+    @single_threaded
+    def fit(self, X, y, tasks):
+        """Build each task's triplets and basis, then learn the task metrics.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points of all tasks (or 1-D indices with a
+            ``preprocessor``).
+        y : array-like of shape (n_samples,)
+            Class labels; every task needs at least two classes.
+        tasks : array-like of shape (n_samples,)
+            The task of each sample (any labels, like class labels).
+
+        Returns
+        -------
+        self : MultiTaskSCML_Supervised
+        """
+        self._start_fit()
+        X, y = validate_supervised(self, X, y)
+        codes = self._encode_tasks(tasks, X.shape[0], "sample")
+        members = [np.flatnonzero(codes == t)
+                   for t in range(self.tasks_.shape[0])]
+        triplets = []
+        for task, rows in zip(self.tasks_, members):
+            if np.unique(y[rows]).shape[0] < 2:
+                raise ValueError(
+                    "Task %r has a single class (%r): every task needs at "
+                    "least two classes to build triplet constraints." % (
+                        task, y[rows][0]))
+            try:
+                local = triplets_from_labels(X[rows], y[rows], self.k_genuine,
+                                             self.k_impostor)
+            except ValueError:
+                raise ValueError(
+                    "Task %r has too few samples (%d) to build triplets: it "
+                    "needs a class with at least two samples." % (
+                        task, rows.shape[0])) from None
+            triplets.append(rows[local])
+        basis = self._basis_per_task(X.shape[1], lambda t, n: lda_basis(
+            X[members[t]], y[members[t]], n, random_state=self._rng))
+        offsets = np.concatenate([[0], np.cumsum([t.shape[0]
+                                                  for t in triplets])])
+        return self._fit_tasks(X, np.concatenate(triplets), offsets, basis)
+
+
+class MultiTaskSCML(_BaseMultiTaskSCML, _TripletsClassifierMixin):
+    __doc__ = r"""Multi-task Sparse Compositional Metric Learning from triplets (mt-SCML).
+
+    Learns one metric :math:`M_t = \sum_k W_{tk} b_k b_k^T` per task from
+    triplets ``(a, b, c)`` ("b is closer to a than c is"), each belonging
+    to one task, with a group-sparsity penalty on the columns of
+    :math:`W \ge 0` so that all tasks share one small set of basis elements
+    (Shi, Bellet and Sha, AAAI 2014, eq. (3)). With labels, use
+    :class:`MultiTaskSCML_Supervised`.
+    """ + _PER_TASK_INTERFACE + """ As a classifier of triplets,
+    ``predict``, ``decision_function`` and ``score`` take the task of each
+    triplet as their second argument, as ``fit`` does, so ``tasks`` plays
+    the role of ``y`` in ``cross_val_score`` and ``GridSearchCV``.
+
+    Parameters
+    ----------
+    basis : {'triplet_diffs'} or array-like of shape (n_basis, n_features), \
+default='triplet_diffs'
+        ``'triplet_diffs'`` builds the locally discriminative elements of
+        :class:`~metric_learn_scml.SCML` from each task's triplets and
+        stacks them. An array is shared by all tasks as given, its rows
+        scaled to unit norm.
+    """ + _MULTITASK_PARAMETERS + """
+
+    Attributes
+    ----------""" + _MULTITASK_ATTRIBUTES + """
+
+    See Also
+    --------
+    MultiTaskSCML_Supervised : the same model learned from class labels.
+    metric_learn_scml.SCML : one metric for all triplets.
+
+    References
+    ----------
+    Y. Shi, A. Bellet and F. Sha. Sparse Compositional Metric Learning.
+    AAAI 2014.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metric_learn_scml import MultiTaskSCML
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randn(80, 3)
+    >>> idx = rng.randint(0, 80, size=(400, 3))
+    >>> tasks = np.repeat(["first", "second"], 200)
+    >>> # task "first" compares points on feature 0, "second" on feature 1
+    >>> feature = np.where(tasks == "first", 0, 1)[:, None]
+    >>> gap = np.abs(X[idx, feature] - X[idx[:, [0]], feature])
+    >>> swap = gap[:, 1] > gap[:, 2]
+    >>> idx[swap, 1:] = idx[swap, 1:][:, ::-1]
+    >>> mt = MultiTaskSCML(n_basis=40, random_state=0).fit(X[idx], tasks)
+    >>> bool(mt.score(X[idx], tasks) > 0.9)
+    True
+    """
+
+    _basis_options = ("triplet_diffs",)
+
+    def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
+                 gamma=5e-3, max_iter=20000, output_iter=250, batch_size=32,
+                 tol=1e-3, n_iter_no_change=4, verbose=False,
+                 preprocessor=None, random_state=None):
+        super().__init__(
+            beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
+            max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
+            tol=tol, n_iter_no_change=n_iter_no_change, verbose=verbose,
+            preprocessor=preprocessor, random_state=random_state)
+
+    def _check_triplets(self, triplets):
+        return check_input(triplets, type_of_inputs="tuples",
+                           preprocessor=self.preprocessor_, estimator=self,
+                           tuple_size=3, dtype=np.float64)
+
+    @single_threaded
+    def fit(self, triplets, tasks):
+        """Learn one metric per task from triplets.
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+            Triplets of points, or of indices when a ``preprocessor`` is
+            given, ordered so that ``d(t[0], t[1]) < d(t[0], t[2])`` is
+            wanted under the triplet's task metric.
+        tasks : array-like of shape (n_triplets,)
+            The task of each triplet (any labels, like class labels).
+
+        Returns
+        -------
+        self : MultiTaskSCML
+        """
+        self._start_fit()
+        triplets = self._check_triplets(triplets)
+        codes = self._encode_tasks(tasks, triplets.shape[0], "triplet")
+        indices, X = triplets_to_indices(triplets)
+        self.n_features_in_ = X.shape[1]
+        order = np.argsort(codes, kind="stable")
+        indices, codes = indices[order], codes[order]
+        offsets = np.searchsorted(codes, np.arange(self.tasks_.shape[0] + 1))
+        basis = self._basis_per_task(X.shape[1], lambda t, n: triplet_basis(
+            X, indices[offsets[t]:offsets[t + 1]], n, random_state=self._rng))
+        return self._fit_tasks(X, indices, offsets, basis)
+
+    def decision_function(self, triplets, tasks):
+        """``d_t(a, c) - d_t(a, b)`` for each triplet under its task's metric.
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+        tasks : array-like of shape (n_triplets,)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_triplets,)
+            Positive when ``b`` is closer to ``a`` than ``c`` is.
+        """
+        check_is_fitted(self, "tasks_")
+        triplets = self._check_triplets(triplets)
+        codes = self._task_codes(tasks, triplets.shape[0], "triplet")
+        scores = np.empty(triplets.shape[0])
+        for code in np.unique(codes):
+            rows = codes == code
+            metric = self.for_task(self.tasks_[code])
+            scores[rows] = (metric.pair_distance(triplets[rows][:, [0, 2]])
+                            - metric.pair_distance(triplets[rows][:, :2]))
+        return scores
+
+    def predict(self, triplets, tasks):
+        """+1 where ``b`` is closer to ``a`` than ``c`` is (task metric), else -1."""
+        return np.sign(self.decision_function(triplets, tasks))
+
+    def score(self, triplets, tasks):
+        """Fraction of triplets whose ordering the task metrics respect."""
+        return float(np.mean(self.predict(triplets, tasks) == 1))
+
+    def __sklearn_tags__(self):
+        # As for SCML: metric-learn's mixin order hides ClassifierMixin.
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "classifier"
+        tags.target_tags.required = True
+        return tags
