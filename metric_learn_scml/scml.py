@@ -93,7 +93,7 @@ class _BaseSCML(MahalanobisMixin):
     _tuple_size = 3
     _basis_options = ()
 
-    def __init__(self, beta=1e-5, basis="lda", n_basis=None, gamma=5e-3,
+    def __init__(self, beta=1e-5, basis="lda", n_basis=None, gamma=1.0,
                  max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
                  n_iter_no_change=4, verbose=False, preprocessor=None,
                  random_state=None):
@@ -231,9 +231,9 @@ class _BaseSCML(MahalanobisMixin):
         self._rng = check_random_state(self.random_state)
 
 
-_COMMON_PARAMETERS = """
+_COMMON_PARAMETERS = r"""
     beta : float, default=1e-5
-        Strength of the sparsity penalty :math:`\\beta \\|w\\|_1` (>= 0).
+        Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
         Larger values keep fewer basis elements. The hinge loss has a unit
         margin, so the useful range depends on the scale of the data: the
         default suits standardised features.
@@ -242,11 +242,14 @@ _COMMON_PARAMETERS = """
         ``basis``). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
         paper's sizes. Fewer are produced when the data cannot give that
         many distinct regions.
-    gamma : float, default=5e-3
-        RDA step parameter :math:`\\gamma` (> 0): the iterate is
-        :math:`w_{t+1} = \\max(0, -(\\sqrt{t}/\\gamma)(\\bar g_t + \\beta))`
-        in units where the triplet gradients are of order one. Larger is
-        slower and steadier.
+    gamma : float, default=1.0
+        RDA step parameter :math:`\gamma` (> 0): the iterate is
+        :math:`w_{t+1} = \max(0, -(\sqrt{t}/\gamma)(\bar g_t + \beta))`,
+        taken in units where the triplet vectors :math:`g` have mean
+        absolute entry one, so the default suits data of any scale. Larger
+        is slower and steadier; much smaller overshoots and gives noisy,
+        less sparse iterates. (The paper's 5e-3 was in the units of its
+        unit-norm data, about 1 to 10 in these.)
     max_iter : int, default=20000
         Maximum number of stochastic iterations.
     output_iter : int, default=250
@@ -267,10 +270,10 @@ default=None
     random_state : int, RandomState instance or None, default=None
         Seeds the regions of the basis and the sampling of triplets."""
 
-_COMMON_ATTRIBUTES = """
+_COMMON_ATTRIBUTES = r"""
     components_ : ndarray of shape (n_components, n_features)
         Linear map :math:`L` with :math:`M = L^T L`: the rows
-        :math:`\\sqrt{w_k} b_k` of the active elements when there are fewer
+        :math:`\sqrt{w_k} b_k` of the active elements when there are fewer
         than ``n_features`` of them, otherwise the symmetric square root of
         :math:`M`.
     weights_ : ndarray of shape (n_basis,)
@@ -341,7 +344,7 @@ default='triplet_diffs'
     _basis_options = ("triplet_diffs",)
 
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
-                 gamma=5e-3, max_iter=20000, output_iter=250, batch_size=32,
+                 gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, verbose=False,
                  preprocessor=None, random_state=None):
         super().__init__(
@@ -447,7 +450,7 @@ default='lda'
     _basis_options = ("lda",)
 
     def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
-                 n_basis=None, gamma=5e-3, max_iter=20000, output_iter=250,
+                 n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, verbose=False,
                  preprocessor=None, random_state=None):
         self.k_genuine = k_genuine

@@ -1,0 +1,89 @@
+import numpy as np
+import pytest
+from scipy.linalg import eigh
+
+from metric_learn_scml._basis import (RIDGE, default_n_basis,
+                                      discriminant_directions,
+                                      lda_basis, triplet_basis)
+from metric_learn_scml._triplets import triplets_from_labels
+
+
+def test_discriminant_directions_solve_the_generalised_eigenproblem():
+    rng = np.random.RandomState(0)
+    n_features = 5
+    points = rng.randn(3, 40, n_features)
+    within = np.swapaxes(points, 1, 2) @ points
+    between = rng.randn(3, n_features, 3)
+    directions = discriminant_directions(within, between, 2)
+    assert directions.shape == (6, n_features)
+    np.testing.assert_allclose(np.linalg.norm(directions, axis=1), 1)
+    for region in range(3):
+        ridge = RIDGE * np.trace(within[region]) / n_features
+        values, vectors = eigh(between[region] @ between[region].T,
+                               within[region] + ridge * np.eye(n_features))
+        for rank in range(2):
+            expected = vectors[:, -1 - rank]
+            expected /= np.linalg.norm(expected)
+            found = directions[2 * region + rank]
+            assert abs(found @ expected) == pytest.approx(1, abs=1e-6)
+
+
+def test_lda_basis_rows_are_unit_and_discriminative():
+    rng = np.random.RandomState(0)
+    n = 300
+    y = rng.randint(0, 2, size=n)
+    X = rng.randn(n, 4)
+    X[:, 2] += 3 * y           # only feature 2 separates the classes
+    basis = lda_basis(X, y, n_basis=20, random_state=0)
+    assert basis.shape == (20, 4)
+    assert np.all(np.isfinite(basis))
+    np.testing.assert_allclose(np.linalg.norm(basis, axis=1), 1)
+    # local FDA on 10-20 points per class is noisy, but the separating
+    # feature dominates every direction
+    weight = np.median(np.abs(basis), axis=0)
+    assert weight[2] > 0.75 and weight[2] > 3 * np.delete(weight, 2).max()
+
+
+def test_lda_basis_regions_smaller_than_dimension():
+    # 3 classes of 4 points in 30 dimensions: every region has fewer points
+    # than dimensions, and within-class scatter is singular.
+    rng = np.random.RandomState(1)
+    X = rng.randn(12, 30)
+    y = np.repeat([0, 1, 2], 4)
+    basis = lda_basis(X, y, n_basis=16, random_state=0)
+    assert basis.shape[0] > 0 and np.all(np.isfinite(basis))
+    np.testing.assert_allclose(np.linalg.norm(basis, axis=1), 1)
+
+
+def test_lda_basis_with_duplicate_points_has_no_nan():
+    X = np.repeat(np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0]]), 5, axis=0)
+    y = np.repeat([0, 1, 0], 5)
+    basis = lda_basis(X, y, n_basis=10, random_state=0)
+    assert basis.shape[0] > 0 and np.all(np.isfinite(basis))
+
+
+def test_lda_basis_is_reproducible():
+    rng = np.random.RandomState(2)
+    X, y = rng.randn(80, 3), rng.randint(0, 3, 80)
+    np.testing.assert_array_equal(lda_basis(X, y, 30, random_state=3),
+                                  lda_basis(X, y, 30, random_state=3))
+
+
+def test_triplet_basis_finds_the_relevant_direction():
+    rng = np.random.RandomState(0)
+    y = rng.randint(0, 2, size=200)
+    X = rng.randn(200, 3)
+    X[:, 0] += 4 * y
+    triplets = triplets_from_labels(X, y, 3, 5)
+    basis = triplet_basis(X, triplets, n_basis=24, random_state=0)
+    assert basis.shape[1] == 3 and np.all(np.isfinite(basis))
+    np.testing.assert_allclose(np.linalg.norm(basis, axis=1), 1)
+    # the strongest direction of each region is the separating feature
+    strongest = basis[::3]
+    assert np.median(np.abs(strongest[:, 0])) > 0.9
+
+
+def test_default_n_basis():
+    assert default_n_basis(4) == 400
+    assert default_n_basis(30) == 600
+    assert default_n_basis(256) == 1000

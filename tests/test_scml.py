@@ -1,0 +1,290 @@
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone, is_classifier
+from sklearn.datasets import load_digits, load_wine, make_blobs
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, cross_val_score, train_test_split
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from metric_learn_scml import SCML, SCML_Supervised
+from metric_learn_scml._triplets import triplets_from_labels
+
+
+@parametrize_with_checks([SCML_Supervised(random_state=0)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def wine():
+    X, y = load_wine(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.4, random_state=0, stratify=y)
+    scaler = StandardScaler().fit(X_train)
+    return (scaler.transform(X_train), scaler.transform(X_test), y_train,
+            y_test)
+
+
+@pytest.fixture(scope="module")
+def wine_triplets(wine):
+    X_train, X_test, y_train, y_test = wine
+    return (X_train[triplets_from_labels(X_train, y_train)],
+            X_test[triplets_from_labels(X_test, y_test)])
+
+
+def knn_error(X_train, y_train, X_test, y_test):
+    knn = KNeighborsClassifier(n_neighbors=3).fit(X_train, y_train)
+    return 1 - knn.score(X_test, y_test)
+
+
+@pytest.mark.parametrize("loader", [load_wine, load_digits])
+def test_supervised_beats_euclidean_3nn(loader):
+    X, y = loader(return_X_y=True)
+    errors = {"euclidean": [], "scml": []}
+    for seed in range(2):
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=0.3, random_state=seed, stratify=y)
+        scaler = StandardScaler().fit(X_train)
+        X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
+        scml = SCML_Supervised(random_state=seed).fit(X_train, y_train)
+        errors["euclidean"].append(knn_error(X_train, y_train, X_test, y_test))
+        errors["scml"].append(knn_error(scml.transform(X_train), y_train,
+                                        scml.transform(X_test), y_test))
+    assert np.mean(errors["scml"]) < np.mean(errors["euclidean"])
+
+
+def test_default_fit_is_silent_and_sparse(wine):
+    X_train, _, y_train, _ = wine
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scml = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    K = scml.basis_.shape[0]
+    assert scml.weights_.shape == (K,)
+    assert np.all(scml.weights_ >= 0)
+    assert 0 < scml.n_active_basis_ < K
+    assert scml.n_active_basis_ == np.count_nonzero(scml.weights_)
+    assert scml.n_iter_ > 0
+    np.testing.assert_allclose(np.linalg.norm(scml.basis_, axis=1), 1)
+    history = scml.objective_history_
+    assert history[0, 1] == 1.0 and scml.objective_ == history[:, 1].min()
+    assert scml.objective_ < 0.2
+
+
+def test_metric_is_the_weighted_basis_and_psd(wine):
+    X_train, _, y_train, _ = wine
+    scml = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    M = scml.get_mahalanobis_matrix()
+    expected = (scml.basis_.T * scml.weights_) @ scml.basis_
+    np.testing.assert_allclose(M, expected, atol=1e-10)
+    np.testing.assert_allclose(M, M.T)
+    assert np.linalg.eigvalsh(M).min() > -1e-10
+
+
+def test_low_rank_components_when_few_elements_are_active():
+    X, y = make_blobs(n_samples=120, n_features=10, centers=3,
+                      random_state=0)
+    scml = SCML_Supervised(basis=np.eye(10)[:3], random_state=0).fit(X, y)
+    assert 0 < scml.n_active_basis_ <= 3
+    assert scml.components_.shape == (scml.n_active_basis_, 10)
+    assert scml.transform(X).shape == (120, scml.n_active_basis_)
+    np.testing.assert_allclose(scml.get_mahalanobis_matrix(),
+                               np.diag(np.r_[scml.weights_, np.zeros(7)]),
+                               atol=1e-12)
+
+
+def test_sparsity_grows_with_beta(wine):
+    X_train, _, y_train, _ = wine
+    active = [SCML_Supervised(beta=beta, random_state=0)
+              .fit(X_train, y_train).n_active_basis_
+              for beta in [1e-6, 1e-4, 1e-2]]
+    assert active[0] > active[2] and active[0] >= active[1] >= active[2]
+
+
+def test_triplet_learner_follows_metric_learn_conventions(wine_triplets):
+    train, test = wine_triplets
+    scml = SCML(random_state=0).fit(train)
+    predictions = scml.predict(test)
+    assert set(np.unique(predictions)) <= {-1, 1}
+    scores = scml.decision_function(test)
+    np.testing.assert_array_equal(np.where(scores >= 0, 1, -1), predictions)
+    assert scml.score(test) > 0.95
+    # decision_function is d(a, c) - d(a, b) under the learned metric
+    d_ab = scml.pair_distance(test[:, [0, 1]])
+    d_ac = scml.pair_distance(test[:, [0, 2]])
+    np.testing.assert_allclose(scores, d_ac - d_ab, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(scml.pair_score(test[:, :2]), -d_ab)
+    metric = scml.get_metric()
+    assert metric(test[0, 0], test[0, 1]) == pytest.approx(d_ab[0])
+    M = scml.get_mahalanobis_matrix()
+    diff = test[0, 0] - test[0, 1]
+    assert np.sqrt(diff @ M @ diff) == pytest.approx(d_ab[0])
+
+
+def test_triplet_learner_is_a_classifier(wine_triplets):
+    train, _ = wine_triplets
+    assert is_classifier(SCML())
+    scores = cross_val_score(SCML(random_state=0, max_iter=500), train[:600],
+                             cv=3)
+    assert np.all(scores > 0.8)
+
+
+def test_indices_with_preprocessor_match_points(wine):
+    X_train, _, y_train, _ = wine
+    indices = triplets_from_labels(X_train, y_train)
+    on_points = SCML(random_state=0).fit(X_train[indices])
+    on_indices = SCML(preprocessor=X_train, random_state=0).fit(indices)
+    np.testing.assert_allclose(on_points.components_, on_indices.components_)
+    np.testing.assert_allclose(on_indices.predict(indices),
+                               on_points.predict(X_train[indices]))
+    supervised = SCML_Supervised(preprocessor=X_train, random_state=0).fit(
+        np.arange(len(X_train)), y_train)
+    reference = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    np.testing.assert_allclose(supervised.components_, reference.components_)
+
+
+def test_user_basis_array(wine):
+    X_train, _, y_train, _ = wine
+    basis = np.eye(X_train.shape[1]) * 3.0
+    scml = SCML_Supervised(basis=basis, random_state=0).fit(X_train, y_train)
+    np.testing.assert_allclose(scml.basis_, np.eye(X_train.shape[1]))
+    M = scml.get_mahalanobis_matrix()
+    np.testing.assert_allclose(M, np.diag(scml.weights_), atol=1e-12)
+    assert basis[0, 0] == 3.0
+    with pytest.raises(ValueError, match="basis has 2 columns"):
+        SCML_Supervised(basis=np.ones((4, 2))).fit(X_train, y_train)
+    with pytest.raises(ValueError, match="all-zero rows"):
+        SCML_Supervised(basis=np.zeros((2, X_train.shape[1]))).fit(
+            X_train, y_train)
+    with pytest.raises(ValueError, match="basis='lda'"):
+        SCML(basis="lda").fit(X_train[triplets_from_labels(X_train, y_train)])
+
+
+def test_clone_pickle_and_pipeline(wine):
+    X_train, X_test, y_train, y_test = wine
+    scml = SCML_Supervised(beta=1e-4, random_state=0).fit(X_train, y_train)
+    restored = pickle.loads(pickle.dumps(scml))
+    np.testing.assert_array_equal(restored.transform(X_test),
+                                  scml.transform(X_test))
+    fresh = clone(scml)
+    assert fresh.get_params() == scml.get_params()
+    assert not hasattr(fresh, "components_")
+    pipe = make_pipeline(SCML_Supervised(random_state=0),
+                         KNeighborsClassifier(n_neighbors=3))
+    assert pipe.fit(X_train, y_train).score(X_test, y_test) > 0.9
+
+
+def test_grid_search_over_beta(wine):
+    X_train, _, y_train, _ = wine
+    pipe = make_pipeline(SCML_Supervised(random_state=0, max_iter=2000),
+                         KNeighborsClassifier(n_neighbors=3))
+    search = GridSearchCV(pipe, {"scml_supervised__beta": [1e-5, 1e-2]},
+                          cv=2).fit(X_train, y_train)
+    assert search.best_params_["scml_supervised__beta"] in (1e-5, 1e-2)
+
+
+def test_float32_string_labels_and_input_untouched(wine):
+    X_train, X_test, y_train, _ = wine
+    X32 = X_train.astype(np.float32)
+    labels = np.array(["class_%d" % v for v in y_train], dtype=object)
+    X_copy, labels_copy = X32.copy(), labels.copy()
+    scml = SCML_Supervised(random_state=0).fit(X32, labels)
+    np.testing.assert_array_equal(X32, X_copy)
+    np.testing.assert_array_equal(labels, labels_copy)
+    reference = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    assert scml.transform(X_test).shape == reference.transform(X_test).shape
+    triplets = X_train[triplets_from_labels(X_train, y_train)]
+    triplets_copy = triplets.copy()
+    SCML(random_state=0, max_iter=300).fit(triplets)
+    np.testing.assert_array_equal(triplets, triplets_copy)
+
+
+def test_same_seed_same_result(wine):
+    X_train, _, y_train, _ = wine
+    a = SCML_Supervised(random_state=3).fit(X_train, y_train)
+    b = SCML_Supervised(random_state=3).fit(X_train, y_train)
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+
+
+def test_verbose_prints_a_progress_table(wine, capsys):
+    X_train, _, y_train, _ = wine
+    SCML_Supervised(verbose=True, random_state=0, max_iter=500).fit(
+        X_train, y_train)
+    out = capsys.readouterr().out
+    assert "Iteration" in out and "Objective" in out and "Active" in out
+    assert out.count("\n") > 3
+
+
+@pytest.mark.parametrize("params, error, match", [
+    ({"beta": -1.0}, ValueError, "beta must be >= 0"),
+    ({"beta": "big"}, TypeError, "beta must be a real number"),
+    ({"n_basis": 0}, ValueError, "n_basis must be >= 1"),
+    ({"n_basis": 10.5}, TypeError, "n_basis must be an integer"),
+    ({"n_basis": -3}, ValueError, "n_basis must be >= 1"),
+    ({"gamma": 0.0}, ValueError, "gamma must be > 0"),
+    ({"max_iter": 0}, ValueError, "max_iter must be >= 1"),
+    ({"batch_size": True}, TypeError, "batch_size must be an integer"),
+    ({"k_genuine": 0}, ValueError, "k_genuine must be >= 1"),
+    ({"k_impostor": 2.0}, TypeError, "k_impostor must be an integer"),
+    ({"tol": np.nan}, ValueError, "tol must be finite"),
+    ({"basis": "pca"}, ValueError, "basis='pca' is not supported"),
+])
+def test_bad_parameters_raise_clear_errors(wine, params, error, match):
+    X_train, _, y_train, _ = wine
+    with pytest.raises(error, match=match):
+        SCML_Supervised(**params).fit(X_train, y_train)
+
+
+def test_bad_data_raise_clear_errors(wine, wine_triplets):
+    X_train, _, y_train, _ = wine
+    train, _ = wine_triplets
+    X_nan = X_train.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        SCML_Supervised().fit(X_nan, y_train)
+    X_inf = X_train.copy()
+    X_inf[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        SCML_Supervised().fit(X_inf, y_train)
+    with pytest.raises(ValueError, match="single class"):
+        SCML_Supervised().fit(X_train, np.zeros(len(X_train)))
+    with pytest.raises(ValueError, match="0 sample"):
+        SCML_Supervised().fit(np.empty((0, 3)), np.empty(0))
+    with pytest.raises(ValueError):
+        SCML_Supervised().fit(X_train, y_train[:-1])
+    train_nan = train.copy()
+    train_nan[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        SCML().fit(train_nan)
+    with pytest.raises(ValueError, match="3 element"):
+        SCML().fit(train[:, :2])
+    with pytest.raises(ValueError, match="0 sample"):
+        SCML().fit(np.empty((0, 3, 4)))
+    with pytest.raises(NotFittedError):
+        SCML().transform(X_train)
+    with pytest.raises(NotFittedError):
+        SCML_Supervised().get_mahalanobis_matrix()
+    scml = SCML_Supervised(random_state=0, max_iter=300).fit(X_train, y_train)
+    with pytest.raises(ValueError, match="expecting 13 features"):
+        scml.transform(X_train[:, :5])
+
+
+def test_too_large_beta_warns_and_gives_the_zero_metric(wine):
+    X_train, _, y_train, _ = wine
+    with pytest.warns(UserWarning, match="beta=.* too large"):
+        scml = SCML_Supervised(beta=1e3, random_state=0).fit(X_train, y_train)
+    assert scml.n_active_basis_ == 0
+    assert np.all(scml.transform(X_train) == 0)
+
+
+def test_non_convergence_warns(wine):
+    from sklearn.exceptions import ConvergenceWarning
+    X_train, _, y_train, _ = wine
+    with pytest.warns(ConvergenceWarning, match="max_iter=20"):
+        SCML_Supervised(max_iter=20, output_iter=10, tol=0.0,
+                        random_state=0).fit(X_train, y_train)

@@ -1,0 +1,159 @@
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from metric_learn_scml._solvers import (SquaredDifferences,
+                                        components_from_weights,
+                                        group_soft_threshold, objective, rda)
+from metric_learn_scml._triplets import pair_index, triplets_from_labels
+
+
+def prox_by_definition(values, threshold, nonnegative):
+    """Minimise 1/2 ||W - V||^2 + tau sum_k ||W[:, k]|| numerically."""
+    shape = values.shape
+
+    def f(flat):
+        W = flat.reshape(shape)
+        return (0.5 * np.sum((W - values) ** 2)
+                + threshold * np.linalg.norm(W, axis=0).sum())
+
+    bounds = [(0, None)] * values.size if nonnegative else None
+    start = np.maximum(values, 0) if nonnegative else values
+    best = minimize(f, start.ravel(), method="L-BFGS-B" if nonnegative
+                    else "Powell", bounds=bounds,
+                    options={"maxiter": 20000})
+    return best.x.reshape(shape), best.fun
+
+
+@pytest.mark.parametrize("nonnegative", [True, False])
+@pytest.mark.parametrize("n_rows", [1, 3])
+def test_group_prox_matches_its_definition(nonnegative, n_rows):
+    rng = np.random.RandomState(n_rows)
+    for trial in range(5):
+        values = rng.randn(n_rows, 6)
+        threshold = rng.uniform(0.1, 1.5)
+        closed = group_soft_threshold(values, threshold, nonnegative)
+        if nonnegative:
+            assert np.all(closed >= 0)
+
+        def f(W):
+            return (0.5 * np.sum((W - values) ** 2)
+                    + threshold * np.linalg.norm(W, axis=0).sum())
+
+        _, numeric_value = prox_by_definition(values, threshold, nonnegative)
+        # the closed form is at least as good as a numerical minimiser
+        assert f(closed) <= numeric_value + 1e-6
+        # and it is the minimiser: random feasible perturbations are worse
+        for _ in range(20):
+            other = closed + 1e-3 * rng.randn(*closed.shape)
+            if nonnegative:
+                other = np.maximum(other, 0)
+            assert f(other) >= f(closed) - 1e-12
+
+
+def test_nonnegative_group_prox_differs_from_clipping_the_unconstrained_one():
+    # The exact prox clips before taking the norm; clipping after (the
+    # original code) shrinks by the norm of the whole column.
+    values = np.array([[3.0], [-4.0]])
+    exact = group_soft_threshold(values, 1.0, nonnegative=True)
+    np.testing.assert_allclose(exact, [[2.0], [0.0]])
+    clipped_after = np.maximum(group_soft_threshold(values, 1.0), 0)
+    assert not np.allclose(exact, clipped_after)
+
+
+def test_one_row_prox_is_the_nonnegative_l1_prox():
+    values = np.array([[-2.0, 0.5, 3.0, 1.0]])
+    np.testing.assert_allclose(group_soft_threshold(values, 1.0, True),
+                               [[0.0, 0.0, 2.0, 0.0]])
+
+
+def make_problem(seed=0, n=60, n_features=4, n_basis=12):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, n_features)
+    y = rng.randint(0, 3, size=n)
+    X[:, 0] += 2 * y
+    basis = rng.randn(n_basis, n_features)
+    basis /= np.linalg.norm(basis, axis=1, keepdims=True)
+    triplets = triplets_from_labels(X, y)
+    return X, basis, triplets
+
+
+def brute_force_objective(X, basis, triplets, w, beta):
+    M = (basis.T * w) @ basis
+    i, j, k = triplets.T
+    d_ij = np.einsum("nd,de,ne->n", X[i] - X[j], M, X[i] - X[j])
+    d_ik = np.einsum("nd,de,ne->n", X[i] - X[k], M, X[i] - X[k])
+    return np.maximum(1 + d_ij - d_ik, 0).mean() + beta * w.sum()
+
+
+@pytest.mark.parametrize("max_bytes", [0, 1 << 30])
+def test_objective_matches_brute_force(max_bytes):
+    X, basis, triplets = make_problem()
+    pairs, triplet_pairs = pair_index(triplets)
+    differences = SquaredDifferences(X @ basis.T, pairs, max_bytes=max_bytes)
+    assert (differences.table is None) == (max_bytes == 0)
+    w = np.random.RandomState(3).uniform(0, 0.5, size=basis.shape[0])
+    total, loss = objective(differences, triplet_pairs, [0, len(triplets)],
+                            w[None], beta=0.01)
+    expected = brute_force_objective(X, basis, triplets, w, 0.01)
+    assert total == pytest.approx(expected, rel=1e-5)
+    assert loss == pytest.approx(expected - 0.01 * w.sum(), rel=1e-5)
+
+
+def test_rda_decreases_the_objective_and_keeps_the_best():
+    X, basis, triplets = make_problem()
+    pairs, triplet_pairs = pair_index(triplets)
+    differences = SquaredDifferences(X @ basis.T, pairs)
+    result = rda(differences, triplet_pairs, [0, len(triplets)], beta=1e-3,
+                 max_iter=3000, eval_every=100, random_state=0)
+    values = np.array([h[1] for h in result.history])
+    assert values[0] == 1.0                      # w = 0
+    assert result.objective == pytest.approx(values.min())
+    assert result.objective < 0.5
+    assert np.all(result.weights >= 0)
+    recomputed = brute_force_objective(X, basis, triplets, result.weights[0],
+                                       1e-3)
+    assert result.objective == pytest.approx(recomputed, rel=1e-4)
+
+
+def test_rda_sparsity_grows_with_beta():
+    X, basis, triplets = make_problem(n_basis=30)
+    pairs, triplet_pairs = pair_index(triplets)
+    differences = SquaredDifferences(X @ basis.T, pairs)
+    active = []
+    for beta in [1e-4, 1e-2, 1e-1]:
+        result = rda(differences, triplet_pairs, [0, len(triplets)], beta=beta,
+                     max_iter=2000, random_state=0)
+        active.append(np.count_nonzero(result.weights))
+    assert active[0] >= active[1] >= active[2]
+    assert active[0] > active[2]
+
+
+def test_rda_is_invariant_to_the_scale_of_the_data():
+    # data scaled by s with beta * s^2 is the same problem, solved by w / s^2
+    X, basis, triplets = make_problem()
+    pairs, triplet_pairs = pair_index(triplets)
+    results = []
+    for scale in [1.0, 100.0]:
+        differences = SquaredDifferences(scale * X @ basis.T, pairs)
+        results.append(rda(differences, triplet_pairs, [0, len(triplets)],
+                           beta=1e-3 * scale ** 2, max_iter=1000,
+                           random_state=0))
+    assert results[0].objective == pytest.approx(results[1].objective,
+                                                 rel=1e-3)
+    np.testing.assert_allclose(results[0].weights,
+                               results[1].weights * 100.0 ** 2, rtol=1e-2,
+                               atol=1e-6)
+
+
+def test_components_from_weights():
+    rng = np.random.RandomState(0)
+    basis = rng.randn(10, 4)
+    basis /= np.linalg.norm(basis, axis=1, keepdims=True)
+    for n_active in [0, 2, 10]:
+        w = np.zeros(10)
+        w[:n_active] = rng.uniform(0.5, 2, n_active)
+        L = components_from_weights(w, basis)
+        M = (basis.T * w) @ basis
+        np.testing.assert_allclose(L.T @ L, M, atol=1e-10)
+        assert L.shape == (max(1, min(n_active, 4)), 4)
