@@ -132,8 +132,10 @@ def _timed_fit(estimator, X, y):
     return time.perf_counter() - start
 
 
-def _metric_outcome(estimator, split, n_active=np.nan):
-    seconds = _timed_fit(estimator, split.X_train, split.y_train)
+def _metric_outcome(estimator, split, n_active=np.nan, seconds=None):
+    """Fit ``estimator`` (unless ``seconds`` says it is fitted); its 3-NN error."""
+    if seconds is None:
+        seconds = _timed_fit(estimator, split.X_train, split.y_train)
     return Outcome(
         error=knn_error(split.X_train, split.y_train, split.X_test, split.y_test,
                         estimator.components_),
@@ -142,16 +144,21 @@ def _metric_outcome(estimator, split, n_active=np.nan):
     )
 
 
-def _tuned(make, grid, split, n_active=None, knn=True):
-    """Fit ``make(value)`` for every value of ``grid``; keep the best on validation.
+def _fitted(estimator, split):
+    """``estimator`` fitted on the training split, and the seconds it took."""
+    return estimator, _timed_fit(estimator, split.X_train, split.y_train)
 
-    Ties go to the later value of the grid (for ``beta``, the sparser model).
+
+def _tuned(fit, grid, split, n_active=None, knn=True):
+    """``fit(value)`` for every value of ``grid``; keep the best on validation.
+
+    ``fit`` returns a fitted estimator and its fit time. Ties go to the later
+    value of the grid (for ``beta``, the sparser model).
     """
     best = None
     tune_seconds = 0.0
     for value in grid:
-        estimator = make(value)
-        seconds = _timed_fit(estimator, split.X_train, split.y_train)
+        estimator, seconds = fit(value)
         tune_seconds += seconds
         if knn:
             val_error = knn_error(split.X_train, split.y_train, split.X_val,
@@ -187,16 +194,29 @@ def _run_euclidean(split, seed):
                                    split.y_test), fit_seconds=0.0)
 
 
-def _run_ours_tuned(split, seed):
+def _fitted_ours(split, **params):
+    """Our SCML_Supervised with ``params`` fitted on the split, and its fit time.
+
+    Fits are seeded, hence deterministic: one with the same parameters as an
+    earlier fit on this split (the defaults row and the tuning grid share
+    one when the chosen beta is the default) is reused, not repeated.
+    """
     from metric_learn_scml import SCML_Supervised
-    return _tuned(lambda beta: SCML_Supervised(beta=beta, random_state=seed),
+    estimator = SCML_Supervised(**params)
+    key = tuple(sorted(estimator.get_params().items()))
+    if key not in split.fits:
+        split.fits[key] = _fitted(estimator, split)
+    return split.fits[key]
+
+
+def _run_ours_tuned(split, seed):
+    return _tuned(lambda beta: _fitted_ours(split, beta=beta, random_state=seed),
                   BETA_GRID, split, n_active=_active_basis)
 
 
 def _run_ours_defaults(split, seed):
-    from metric_learn_scml import SCML_Supervised
-    return _metric_outcome(SCML_Supervised(random_state=seed), split,
-                           n_active=_active_basis)
+    estimator, seconds = _fitted_ours(split, random_state=seed)
+    return _metric_outcome(estimator, split, _active_basis, seconds=seconds)
 
 
 def _metric_learn_scml_class():
@@ -237,14 +257,15 @@ def _run_nca(split, seed):
 
 
 def _run_linear_svm(split, seed):
-    return _tuned(lambda C: LinearSVC(C=C, max_iter=5000, random_state=seed),
+    return _tuned(lambda C: _fitted(LinearSVC(C=C, max_iter=5000, random_state=seed),
+                                    split),
                   LINEAR_SVM_C_GRID, split, knn=False)
 
 
 def _run_rbf_svm(split, seed):
     scale = 1.0 / (split.X_train.shape[1] * split.X_train.var())
     grid = [(C, factor) for C in RBF_SVM_C_GRID for factor in RBF_SVM_GAMMA_FACTORS]
-    return _tuned(lambda value: SVC(C=value[0], gamma=value[1] * scale),
+    return _tuned(lambda value: _fitted(SVC(C=value[0], gamma=value[1] * scale), split),
                   grid, split, knn=False)
 
 
@@ -304,6 +325,8 @@ class Split:
     y_val: np.ndarray
     X_test: np.ndarray
     y_test: np.ndarray
+    # Fits shared between methods on this split (see _fitted_ours).
+    fits: dict = field(default_factory=dict)
 
 
 def lookup(names, registry, kind):
