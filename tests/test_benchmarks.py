@@ -232,3 +232,35 @@ def test_delegated_module_gets_options_it_accepts_and_percent_errors(monkeypatch
     assert calls == dict(quick=True, n_splits=2)
     assert rows[0]["error_mean"] == pytest.approx(6.1)
     assert rows[0]["error_se"] == pytest.approx(0.4)
+
+
+# --------------------------------------------------------------------------
+# Basis-size summary and the results page
+# --------------------------------------------------------------------------
+
+
+def test_basis_size_summary_has_one_row_per_method_and_size():
+    from benchmarks import basis_size
+    records = [dict(dataset="segment", split=split, method=method, n_basis=size,
+                    error=error, fit_seconds=1.0, n_active=size / 2)
+               for split, error in ((0, 0.04), (1, 0.06))
+               for method in ("global", "local") for size in (50, 200)]
+    rows = basis_size.summarise(records)
+    assert [(row["method"], row["n_basis"]) for row in rows] == [
+        ("global", 50), ("global", 200), ("local", 50), ("local", 200)]
+    assert all(row["error_mean"] == pytest.approx(5.0) and row["n_splits"] == 2
+               for row in rows)
+    assert rows[1]["n_active_mean"] == 100
+
+
+def test_results_page_puts_the_paper_beside_ours(tmp_path):
+    from benchmarks import report
+    rows = [_summary("segment", cli.OURS_TUNED, 3.9, 0.5),
+            _summary("segment", cli.METRIC_LEARN_SCML, 4.0, 3.0),
+            _summary("vehicle", cli.OURS_TUNED, 24.0, 0.5)]
+    cli.write_csv(tmp_path / "global.csv", rows, cli.SUMMARY_COLUMNS)
+    page = report.write_page(tmp_path).read_text()
+    assert "| segment | 3.9 ± 0.1 (4.1) | 4.0 ± 0.1 |" in page
+    assert "| segment | 3.9 ± 0.1 | 4.1 | -0.2 | 2 | within 1.5 |" in page
+    assert "| vehicle | 24.0 ± 0.1 | 21.3 | +2.7 | 2 | worse by 2.7 |" in page
+    assert "6.0x (target 5x: met)" in page
