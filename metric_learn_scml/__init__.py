@@ -12,7 +12,10 @@ basis (multi-task) and a metric that varies smoothly over the feature space
 from . import _compat  # noqa: F401
 from .scml import SCML, SCML_Supervised
 from .multitask import MultiTaskSCML, MultiTaskSCML_Supervised
+from .local import LocalSCML, LocalSCML_Supervised
+from .neighbors import MetricKNeighborsClassifier
 
 __version__ = "0.1.0"
 
-__all__ = ["SCML", "SCML_Supervised", "MultiTaskSCML", "MultiTaskSCML_Supervised"]
+__all__ = ["SCML", "SCML_Supervised", "MultiTaskSCML", "MultiTaskSCML_Supervised",
+           "LocalSCML", "LocalSCML_Supervised", "MetricKNeighborsClassifier"]

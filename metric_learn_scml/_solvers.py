@@ -528,8 +528,9 @@ verbose, name
     step = learning_rate / scale
 
     def evaluate(current):
-        return local_objective(differences, couples, triplet_couples,
-                               embedding, current, beta)[0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            return local_objective(differences, couples, triplet_couples,
+                                   embedding, current, beta)[0]
 
     coef = np.array(coef, dtype=float)
     start_value = evaluate(coef)
@@ -550,13 +551,15 @@ verbose, name
                 differences.projections[:, alive], differences.pairs)
         live = coef[:, alive]
         block = min(eval_every, max_iter - iteration)
-        for rows in rng.randint(0, n_triplets, size=(block, batch_size)):
-            chosen = triplet_pairs[rows]
-            gaps = (live_differences.rows(chosen[:, 0]).astype(float)
-                    - live_differences.rows(chosen[:, 1]))
-            _, gradient = local_hinge_gradient(live, embedding[anchors[rows]],
-                                               gaps)
-            live = group_soft_threshold(live - step * gradient, step * beta)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for rows in rng.randint(0, n_triplets, size=(block, batch_size)):
+                chosen = triplet_pairs[rows]
+                gaps = (live_differences.rows(chosen[:, 0]).astype(float)
+                        - live_differences.rows(chosen[:, 1]))
+                _, gradient = local_hinge_gradient(
+                    live, embedding[anchors[rows]], gaps)
+                live = group_soft_threshold(live - step * gradient,
+                                            step * beta)
         iteration += block
         coef = np.zeros_like(coef)
         coef[:, alive] = live
@@ -564,6 +567,9 @@ verbose, name
         n_active = int(np.count_nonzero(coef.any(axis=0)))
         best.history.append((iteration, value, n_active))
         table.row(iteration, value, n_active)
+        if not np.isfinite(value):
+            # Too large a step: the iterates blew up; the best is kept.
+            break
         stalled = 0 if value < best.objective - tol else stalled + 1
         if value < best.objective:
             best.weights, best.objective = coef.copy(), value

@@ -1,0 +1,286 @@
+"""k-nearest-neighbour classification under a learned metric, of any kind.
+
+The paper (Shi, Bellet and Sha, AAAI 2014) evaluates every model by 3-NN
+classification. :class:`MetricKNeighborsClassifier` fits a metric learner
+and classifies under its metric, whatever the kind of metric:
+
+- global (a metric-learn ``MahalanobisMixin`` such as :class:`SCML_Supervised`):
+  k-NN of scikit-learn on the linearly transformed points;
+- multi-task (an estimator fitted with ``fit(X, y, tasks)`` that has
+  ``tasks_`` and ``for_task(t)``): each task's points against that task's
+  training points, under that task's metric;
+- local (an estimator with ``local_weights`` and ``pairwise_distances``, such
+  as :class:`LocalSCML_Supervised`): distances from each query under the
+  query's own metric.
+"""
+
+import numpy as np
+from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin,
+                          clone)
+from sklearn.metrics import accuracy_score
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .scml import check_number
+
+# Query rows handled at once by the local model (bounds the memory of the
+# distance block to this many rows times the training size).
+_QUERY_BLOCK = 1024
+
+
+class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
+                                 BaseEstimator):
+    """k-NN classifier under the metric a metric learner learns on the data.
+
+    ``fit`` clones ``estimator``, fits it on the training data and keeps the
+    training points; predictions vote among the ``n_neighbors`` nearest
+    training points under the learned metric (uniform weights, ties broken
+    towards the smaller class label, as scikit-learn's
+    :class:`~sklearn.neighbors.KNeighborsClassifier`).
+
+    Parameters
+    ----------
+    estimator : estimator
+        A supervised metric learner: global (has ``transform``), multi-task
+        (fitted with ``fit(X, y, tasks)``; has ``tasks_`` and
+        ``for_task``) or local (has ``local_weights`` and
+        ``pairwise_distances``).
+    n_neighbors : int, default=3
+        The paper uses 3.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The fitted clone of ``estimator``.
+    classes_ : ndarray of shape (n_classes,)
+    kind_ : {'global', 'multitask', 'local'}
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from metric_learn_scml import SCML_Supervised, MetricKNeighborsClassifier
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> knn = MetricKNeighborsClassifier(SCML_Supervised(random_state=0))
+    >>> bool(knn.fit(X[::2], y[::2]).score(X[1::2], y[1::2]) > 0.9)
+    True
+    """
+
+    def __init__(self, estimator, n_neighbors=3):
+        self.estimator = estimator
+        self.n_neighbors = n_neighbors
+
+    def fit(self, X, y, tasks=None):
+        """Fit the metric learner, then keep the training points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        tasks : array-like of shape (n_samples,), default=None
+            Task of each point, for a multi-task learner.
+
+        Returns
+        -------
+        self
+        """
+        check_number(self.n_neighbors, "n_neighbors", "int", low=1)
+        X, y = validate_data(self, X, y)
+        self.classes_, self._y_index = np.unique(y, return_inverse=True)
+        self.estimator_ = clone(self.estimator)
+        if tasks is None:
+            self.estimator_.fit(X, y)
+        else:
+            tasks = self._check_tasks(tasks, X.shape[0])
+            self.estimator_.fit(X, y, tasks)
+        if hasattr(self.estimator_, "local_weights"):
+            self.kind_ = "local"
+            self._check_enough(X.shape[0], "training points")
+            self._X_fit = X
+        elif tasks is not None:
+            self.kind_ = "multitask"
+            self._task_models = {}
+            for task in np.unique(tasks):
+                members = np.flatnonzero(tasks == task)
+                self._check_enough(members.shape[0],
+                                   "training points of task %r" % (task,))
+                model = self.estimator_.for_task(task)
+                self._task_models[task] = (members, model, KNeighborsClassifier(
+                    self.n_neighbors).fit(model.transform(X[members]),
+                                          self._y_index[members]))
+        else:
+            self.kind_ = "global"
+            self._knn = KNeighborsClassifier(self.n_neighbors).fit(
+                self.estimator_.transform(X), self._y_index)
+        return self
+
+    def _check_enough(self, n_points, what):
+        if self.n_neighbors > n_points:
+            raise ValueError(
+                "n_neighbors=%d is larger than the %d %s: decrease "
+                "n_neighbors." % (self.n_neighbors, n_points, what))
+
+    @staticmethod
+    def _check_tasks(tasks, n_samples):
+        tasks = np.asarray(tasks)
+        if tasks.shape != (n_samples,):
+            raise ValueError(
+                "tasks must have one entry per sample, shape (%d,), got shape "
+                "%s." % (n_samples, tasks.shape))
+        return tasks
+
+    def _check_predict_input(self, X, tasks):
+        check_is_fitted(self, "estimator_")
+        X = validate_data(self, X, reset=False)
+        if self.kind_ == "multitask":
+            if tasks is None:
+                raise ValueError(
+                    "This classifier was fitted on tasks: pass tasks= (the "
+                    "task of each point) to predict, predict_proba, "
+                    "kneighbors and score.")
+            tasks = self._check_tasks(tasks, X.shape[0])
+            unknown = np.setdiff1d(np.unique(tasks),
+                                   np.array(list(self._task_models)))
+            if unknown.size:
+                raise ValueError("tasks %s were not seen in fit." % (
+                    unknown.tolist(),))
+        return X, tasks
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True,
+                   tasks=None):
+        """The nearest training points of each query under the learned metric.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features), default=None
+            ``None`` means the training points, each left out of its own
+            neighbours (as in scikit-learn).
+        n_neighbors : int, default=None
+            ``None`` means ``self.n_neighbors``.
+        return_distance : bool, default=True
+        tasks : array-like of shape (n_queries,), default=None
+            Tasks of the queries (multi-task models; with ``X=None``, the
+            training tasks are used).
+
+        Returns
+        -------
+        distances : ndarray of shape (n_queries, n_neighbors)
+            Only if ``return_distance``.
+        indices : ndarray of shape (n_queries, n_neighbors)
+            Indices into the training data, nearest first.
+        """
+        check_is_fitted(self, "estimator_")
+        n_neighbors = self.n_neighbors if n_neighbors is None else n_neighbors
+        check_number(n_neighbors, "n_neighbors", "int", low=1)
+        if X is None:
+            distances, indices = self._training_neighbours(n_neighbors)
+        else:
+            X, tasks = self._check_predict_input(X, tasks)
+            distances, indices = self._neighbours(X, tasks, n_neighbors)
+        return (distances, indices) if return_distance else indices
+
+    def _neighbours(self, X, tasks, n_neighbors):
+        if self.kind_ == "global":
+            return self._knn.kneighbors(self.estimator_.transform(X),
+                                        n_neighbors)
+        if self.kind_ == "local":
+            self._check_enough(self._X_fit.shape[0], "training points")
+            return self._local_neighbours(X, n_neighbors, leave_out=None)
+        distances = np.empty((X.shape[0], n_neighbors))
+        indices = np.empty((X.shape[0], n_neighbors), dtype=np.intp)
+        for task in np.unique(tasks):
+            rows = np.flatnonzero(tasks == task)
+            members, model, knn = self._task_models[task]
+            distance, index = knn.kneighbors(model.transform(X[rows]),
+                                             n_neighbors)
+            distances[rows], indices[rows] = distance, members[index]
+        return distances, indices
+
+    def _training_neighbours(self, n_neighbors):
+        if self.kind_ == "global":
+            return self._knn.kneighbors(None, n_neighbors)
+        if self.kind_ == "local":
+            return self._local_neighbours(self._X_fit, n_neighbors,
+                                          leave_out=0)
+        n_samples = self._y_index.shape[0]
+        distances = np.empty((n_samples, n_neighbors))
+        indices = np.empty((n_samples, n_neighbors), dtype=np.intp)
+        for members, _, knn in self._task_models.values():
+            distance, index = knn.kneighbors(None, n_neighbors)
+            distances[members], indices[members] = distance, members[index]
+        return distances, indices
+
+    def _local_neighbours(self, X, n_neighbors, leave_out):
+        """k-NN under the query's metric; ``leave_out=0``: X is the training set."""
+        n_train = self._X_fit.shape[0]
+        if n_neighbors > n_train - (leave_out is not None):
+            raise ValueError(
+                "n_neighbors=%d is too large for %d training points." % (
+                    n_neighbors, n_train))
+        distances = np.empty((X.shape[0], n_neighbors))
+        indices = np.empty((X.shape[0], n_neighbors), dtype=np.intp)
+        for start in range(0, X.shape[0], _QUERY_BLOCK):
+            block = self.estimator_.pairwise_distances(
+                X[start:start + _QUERY_BLOCK], self._X_fit)
+            if leave_out is not None:
+                rows = np.arange(block.shape[0])
+                block[rows, start + rows] = np.inf
+            nearest = np.argpartition(block, n_neighbors - 1, axis=1)[
+                :, :n_neighbors]
+            near = np.take_along_axis(block, nearest, axis=1)
+            # Stable sort on (distance, index), as a brute-force search does.
+            order = np.lexsort((nearest, near), axis=1)
+            indices[start:start + _QUERY_BLOCK] = np.take_along_axis(
+                nearest, order, axis=1)
+            distances[start:start + _QUERY_BLOCK] = np.take_along_axis(
+                near, order, axis=1)
+        return distances, indices
+
+    def predict_proba(self, X, tasks=None):
+        """Fraction of the ``n_neighbors`` neighbours in each class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+        tasks : array-like of shape (n_queries,), default=None
+            Required for multi-task models.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_queries, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        X, tasks = self._check_predict_input(X, tasks)
+        if self.kind_ == "global":
+            return self._knn.predict_proba(self.estimator_.transform(X))
+        indices = self._neighbours(X, tasks, self.n_neighbors)[1]
+        votes = self._y_index[indices]
+        proba = np.zeros((X.shape[0], self.classes_.shape[0]))
+        np.add.at(proba, (np.arange(X.shape[0])[:, None], votes), 1.0)
+        return proba / self.n_neighbors
+
+    def predict(self, X, tasks=None):
+        """Majority class among the nearest training points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+        tasks : array-like of shape (n_queries,), default=None
+            Required for multi-task models.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,)
+        """
+        X, tasks = self._check_predict_input(X, tasks)
+        if self.kind_ == "global":
+            return self.classes_[self._knn.predict(
+                self.estimator_.transform(X))]
+        return self.classes_[np.argmax(self.predict_proba(X, tasks), axis=1)]
+
+    def score(self, X, y, sample_weight=None, tasks=None):
+        """Mean accuracy (``tasks`` for multi-task models)."""
+        return accuracy_score(y, self.predict(X, tasks),
+                              sample_weight=sample_weight)

@@ -1,0 +1,382 @@
+"""Tests of SCML-Local: embedding, solver, estimators and per-point interface."""
+
+import inspect
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.base import clone
+from sklearn.datasets import load_iris
+from sklearn.decomposition import KernelPCA
+from sklearn.exceptions import NotFittedError
+from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.preprocessing import StandardScaler
+
+from metric_learn_scml import (LocalSCML, LocalSCML_Supervised,
+                               MetricKNeighborsClassifier, SCML_Supervised)
+from metric_learn_scml._embedding import KernelPCAEmbedding
+from metric_learn_scml._solvers import (SquaredDifferences,
+                                        group_soft_threshold,
+                                        local_hinge_gradient, local_objective,
+                                        oriented_pairs)
+from metric_learn_scml._triplets import pair_index, triplets_from_labels
+
+FAST = dict(max_iter=2000, output_iter=100, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def iris():
+    X, y = load_iris(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.fixture(scope="module")
+def iris_model(iris):
+    X, y = iris
+    return LocalSCML_Supervised(embedding_dim=10, **FAST).fit(X, y)
+
+
+def two_regions(n_samples, random_state):
+    """Left half: the class is in feature 1; right half: in feature 2.
+
+    Features 1 and 2 are swapped between the halves in relevance, so no
+    single metric suits both, while a local one does.
+    """
+    rng = np.random.RandomState(random_state)
+    side = rng.uniform(-1, 1, n_samples)
+    noise = rng.uniform(-1, 1, (n_samples, 2))
+    label_feature = np.where(side < 0, noise[:, 0], noise[:, 1])
+    y = (label_feature > 0).astype(int) + 2 * (side > 0)
+    # The irrelevant feature of each half is stretched so that Euclidean and
+    # global neighbours are dominated by it.
+    X = np.column_stack([side, noise[:, 0] * np.where(side < 0, 0.3, 3.0),
+                         noise[:, 1] * np.where(side < 0, 3.0, 0.3)])
+    return X, y
+
+
+# --------------------------------------------------------------------------
+# Kernel PCA embedding
+# --------------------------------------------------------------------------
+
+
+def test_embedding_matches_kernel_pca_and_median_bandwidth():
+    rng = np.random.RandomState(0)
+    X, X_new = rng.randn(80, 5), rng.randn(20, 5)
+    embedding = KernelPCAEmbedding(6, random_state=0).fit(X)
+    distances = euclidean_distances(X)[np.triu_indices(80, 1)]
+    assert embedding.bandwidth_ == pytest.approx(np.median(distances))
+    reference = KernelPCA(6, kernel="rbf", gamma=1 / embedding.bandwidth_,
+                          eigen_solver="dense").fit(X)
+    signs = np.sign((embedding.embedding_ * reference.transform(X)).sum(0))
+    np.testing.assert_allclose(embedding.embedding_ * signs,
+                               reference.transform(X), atol=1e-8)
+    np.testing.assert_allclose(embedding.transform(X_new) * signs,
+                               reference.transform(X_new), atol=1e-8)
+    # The training rows are the embedding of the training points, centred.
+    np.testing.assert_allclose(embedding.transform(X), embedding.embedding_,
+                               atol=1e-10)
+    np.testing.assert_allclose(embedding.embedding_.mean(0), 0, atol=1e-10)
+
+
+def test_embedding_arpack_path_matches_dense():
+    X = np.random.RandomState(1).randn(700, 3)
+    sparse = KernelPCAEmbedding(5, random_state=0).fit(X)
+    dense = KernelPCAEmbedding(5).fit(X[:600])
+    assert sparse.n_components_ == dense.n_components_ == 5
+    np.testing.assert_allclose(np.abs(sparse.transform(X[:5])).sum(),
+                               np.abs(sparse.embedding_[:5]).sum())
+
+
+def test_embedding_with_fewer_samples_than_components():
+    X = np.random.RandomState(0).randn(6, 3)
+    embedding = KernelPCAEmbedding(40).fit(X)
+    assert embedding.n_components_ == 5
+    assert np.isfinite(embedding.transform(np.random.randn(4, 3))).all()
+    # Coinciding points: no variance, no component, no NaN.
+    flat = KernelPCAEmbedding(3).fit(np.ones((4, 3)))
+    assert flat.n_components_ == 0
+    assert flat.transform(np.zeros((2, 3))).shape == (2, 0)
+
+
+# --------------------------------------------------------------------------
+# Solver pieces
+# --------------------------------------------------------------------------
+
+
+def test_local_hinge_gradient_matches_finite_differences():
+    rng = np.random.RandomState(0)
+    n_triplets, n_dims, n_basis = 40, 4, 6
+    coef = rng.randn(n_dims + 1, n_basis)
+    anchor_embedding = np.column_stack([rng.randn(n_triplets, n_dims),
+                                        np.ones(n_triplets)])
+    gaps = rng.randn(n_triplets, n_basis)
+    loss, gradient = local_hinge_gradient(coef, anchor_embedding, gaps)
+    roots = anchor_embedding @ coef
+    margins = 1 + (roots ** 2 * gaps).sum(1)
+    assert loss == pytest.approx(np.maximum(margins, 0).mean())
+    # Away from the kinks of the hinge, central differences are exact to
+    # O(h^2).
+    assert np.abs(margins).min() > 1e-3
+    numeric = np.empty_like(coef)
+    h = 1e-6
+    for index in np.ndindex(*coef.shape):
+        step = np.zeros_like(coef)
+        step[index] = h
+        numeric[index] = (local_hinge_gradient(coef + step, anchor_embedding,
+                                               gaps)[0]
+                          - local_hinge_gradient(coef - step,
+                                                 anchor_embedding, gaps)[0]
+                          ) / (2 * h)
+    np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_group_prox_without_sign_constraint_matches_its_definition():
+    rng = np.random.RandomState(0)
+    for _ in range(5):
+        values = rng.randn(3, 4)
+        threshold = rng.uniform(0.2, 2.0)
+        prox = group_soft_threshold(values, threshold)
+
+        def problem(flat):
+            W = flat.reshape(values.shape)
+            return (0.5 * ((W - values) ** 2).sum()
+                    + threshold * np.linalg.norm(W, axis=0).sum())
+        numeric = minimize(problem, values.ravel(), method="Powell",
+                           options=dict(xtol=1e-10, ftol=1e-14,
+                                        maxiter=100000)).x
+        assert problem(prox.ravel()) <= problem(numeric) + 1e-9
+        assert np.abs(prox.ravel() - numeric).max() < 1e-3
+
+
+def test_local_objective_agrees_with_per_triplet_loss(iris):
+    X, y = iris
+    rng = np.random.RandomState(0)
+    triplets = triplets_from_labels(X, y)
+    basis = rng.randn(7, 4)
+    basis /= np.linalg.norm(basis, axis=1, keepdims=True)
+    embedding = np.column_stack([rng.randn(X.shape[0], 3),
+                                 np.ones(X.shape[0])])
+    coef = rng.randn(4, 7)
+    pairs, triplet_pairs = pair_index(triplets)
+    differences = SquaredDifferences(X @ basis.T, pairs)
+    couples, triplet_couples = oriented_pairs(triplets[:, 0], triplet_pairs)
+    total, loss = local_objective(differences, couples, triplet_couples,
+                                  embedding, coef, beta=0.1)
+    P = X @ basis.T
+    gaps = ((P[triplets[:, 0]] - P[triplets[:, 1]]) ** 2
+            - (P[triplets[:, 0]] - P[triplets[:, 2]]) ** 2)
+    expected = local_hinge_gradient(coef, embedding[triplets[:, 0]], gaps)[0]
+    assert loss == pytest.approx(expected, rel=1e-5)
+    assert total == pytest.approx(
+        expected + 0.1 * np.linalg.norm(coef, axis=0).sum(), rel=1e-5)
+
+
+# --------------------------------------------------------------------------
+# The estimators
+# --------------------------------------------------------------------------
+
+
+def test_zero_coef_is_the_global_model(iris, iris_model):
+    X, y = iris
+    model = clone(iris_model).fit(X, y)
+    global_model = SCML_Supervised(**{
+        name: value for name, value in model.get_params().items()
+        if name in SCML_Supervised().get_params()}).fit(X, y)
+    np.testing.assert_array_equal(model.global_weights_, global_model.weights_)
+    model.coef_ = np.zeros_like(model.coef_)
+    model.intercept_ = np.sqrt(model.global_weights_)
+    reference = euclidean_distances(global_model.transform(X))
+    np.testing.assert_allclose(model.pairwise_distances(X), reference,
+                               atol=1e-6)
+    np.testing.assert_allclose(model.get_mahalanobis_matrix(X[7]),
+                               global_model.get_mahalanobis_matrix(),
+                               atol=1e-10)
+
+
+def test_training_objective_never_worse_than_global_start(iris):
+    X, y = iris
+    triplets = triplets_from_labels(X, y)
+    # A reasonable step improves on the start; a wild one diverges, and the
+    # start (the global solution) is kept.
+    for learning_rate in (0.5, 1e4):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = LocalSCML_Supervised(embedding_dim=8,
+                                         learning_rate=learning_rate,
+                                         **FAST).fit(X, y)
+        start = model.training_objective(
+            X, triplets, coef=np.zeros_like(model.coef_),
+            intercept=np.sqrt(model.global_weights_))
+        assert start == pytest.approx(model.start_objective_)
+        assert model.training_objective(X, triplets) == pytest.approx(
+            model.objective_)
+        assert model.objective_ <= model.start_objective_
+        assert np.isfinite(model.pairwise_distances(X)).all()
+    assert model.objective_ == model.start_objective_
+    assert not model.coef_.any()
+    assert any("diverged" in str(w.message) for w in caught)
+    assert not any(issubclass(w.category, RuntimeWarning) for w in caught)
+
+
+def test_local_metric_beats_global_where_relevance_changes():
+    X, y = two_regions(400, random_state=0)
+    X_test, y_test = two_regions(400, random_state=1)
+    errors = {}
+    for name, learner in (("global", SCML_Supervised(random_state=0)),
+                          ("local", LocalSCML_Supervised(embedding_dim=10,
+                                                         learning_rate=0.5,
+                                                         random_state=0))):
+        knn = MetricKNeighborsClassifier(learner).fit(X, y)
+        errors[name] = 1 - knn.score(X_test, y_test)
+    errors["euclidean"] = 1 - KNeighborsClassifier(3).fit(X, y).score(
+        X_test, y_test)
+    assert errors["local"] < errors["global"] - 0.02
+    assert errors["local"] < errors["euclidean"] - 0.02
+
+
+def test_local_metrics_vary_and_are_smooth(iris, iris_model):
+    X, _ = iris
+    weights = iris_model.local_weights(X)
+    assert weights.shape == (X.shape[0], iris_model.basis_.shape[0])
+    assert (weights >= 0).all()
+    # Different points get different metrics ...
+    spread = np.abs(weights - weights.mean(0)).mean()
+    assert spread > 1e-3 * weights.mean()
+    # ... and nearby points nearly the same: the change over a step of 1e-3
+    # is tiny against the change to a random other point.
+    rng = np.random.RandomState(0)
+    nudged = X + 1e-3 * rng.randn(*X.shape)
+    near = np.abs(iris_model.local_weights(nudged) - weights).mean()
+    far = np.abs(weights[rng.permutation(X.shape[0])] - weights).mean()
+    assert near < 0.01 * far
+
+
+def test_per_point_metrics_are_consistent(iris, iris_model):
+    X, _ = iris
+    metrics = iris_model.get_mahalanobis_matrix(X[:5])
+    assert metrics.shape == (5, 4, 4)
+    assert iris_model.get_mahalanobis_matrix(X[2]).shape == (4, 4)
+    np.testing.assert_allclose(metrics[2],
+                               iris_model.get_mahalanobis_matrix(X[2]))
+    np.testing.assert_allclose(metrics, metrics.transpose(0, 2, 1))
+    assert np.linalg.eigvalsh(metrics).min() > -1e-10
+    differences = X[:5, None, :] - X[None, :, :]
+    expected = np.sqrt(np.einsum("ijd,ide,ije->ij", differences, metrics,
+                                 differences))
+    distances = iris_model.pairwise_distances(X[:5], X)
+    np.testing.assert_allclose(distances, expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(iris_model.pairwise_distances(X[:5], X[:5]),
+                               iris_model.pairwise_distances(X[:5]))
+    pairs = np.stack([X[:5], X[10:15]], axis=1)
+    np.testing.assert_allclose(iris_model.pair_distance(pairs),
+                               expected[np.arange(5), np.arange(10, 15)],
+                               rtol=1e-6)
+    np.testing.assert_allclose(iris_model.pair_score(pairs),
+                               -iris_model.pair_distance(pairs))
+    # The first point's metric: swapping the pair changes the distance.
+    swapped = iris_model.pair_distance(pairs[:, ::-1])
+    assert not np.allclose(swapped, iris_model.pair_distance(pairs))
+    metric = iris_model.get_metric()
+    assert metric(X[0], X[10]) == pytest.approx(expected[0, 10])
+    assert metric(X[0], X[10], squared=True) == pytest.approx(
+        expected[0, 10] ** 2)
+
+
+def test_transform_explains_what_to_use(iris_model, iris):
+    with pytest.raises(NotImplementedError, match="pairwise_distances"):
+        iris_model.transform(iris[0])
+
+
+def test_triplet_learner_predicts_with_the_anchor_metric():
+    X, y = two_regions(200, random_state=0)
+    triplets = X[triplets_from_labels(X, y)]
+    model = LocalSCML(embedding_dim=6, learning_rate=0.5, **FAST).fit(triplets)
+    decision = model.decision_function(triplets[:50])
+    anchors, positives, negatives = (triplets[:50, i] for i in range(3))
+    expected = (model.pair_distance(np.stack([anchors, negatives], 1))
+                - model.pair_distance(np.stack([anchors, positives], 1)))
+    np.testing.assert_allclose(decision, expected)
+    np.testing.assert_array_equal(model.predict(triplets[:50]),
+                                  np.where(expected >= 0, 1, -1))
+    assert model.score(triplets) > 0.8
+    assert model.objective_ <= model.start_objective_
+
+
+def test_preprocessor_indices(iris):
+    X, y = iris
+    model = LocalSCML_Supervised(embedding_dim=5, preprocessor=X,
+                                 **FAST).fit(np.arange(150), y)
+    reference = LocalSCML_Supervised(embedding_dim=5, **FAST).fit(X, y)
+    np.testing.assert_allclose(model.pairwise_distances(np.arange(3)),
+                               reference.pairwise_distances(X[:3]))
+    assert model.get_mahalanobis_matrix(np.arange(3)).shape == (3, 4, 4)
+
+
+def test_verbose_prints_the_local_table(iris, capsys):
+    X, y = iris
+    LocalSCML_Supervised(embedding_dim=4, verbose=True, **FAST).fit(X, y)
+    out = capsys.readouterr().out
+    assert out.count("[LocalSCML_Supervised]") > 6
+    assert "Objective" in out
+
+
+def test_clone_and_pickle(iris, iris_model):
+    X, _ = iris
+    restored = pickle.loads(pickle.dumps(iris_model))
+    np.testing.assert_array_equal(restored.pairwise_distances(X[:4]),
+                                  iris_model.pairwise_distances(X[:4]))
+    params = clone(iris_model).get_params()
+    assert params["embedding_dim"] == 10
+
+
+def test_global_stage_defaults_follow_the_global_learner():
+    local = inspect.signature(LocalSCML_Supervised).parameters
+    for name, parameter in inspect.signature(SCML_Supervised).parameters.items():
+        assert local[name].default == parameter.default, name
+
+
+def test_small_data_caps_the_embedding():
+    X = np.array([[0.0, 0], [0.1, 0], [1, 1], [1.1, 1], [0, 1.1], [0.1, 1]])
+    y = np.array([0, 0, 1, 1, 2, 2])
+    model = LocalSCML_Supervised(embedding_dim=40, k_genuine=1, k_impostor=2,
+                                 **FAST).fit(X, y)
+    assert model.embedding_dim_ <= 5
+    assert model.coef_.shape == (model.embedding_dim_,
+                                 model.basis_.shape[0])
+    assert np.isfinite(model.pairwise_distances(X)).all()
+
+
+@pytest.mark.parametrize("params, error, match", [
+    (dict(embedding_dim=0), ValueError, "embedding_dim"),
+    (dict(embedding_dim=-3), ValueError, "embedding_dim"),
+    (dict(embedding_dim=2.5), TypeError, "embedding_dim"),
+    (dict(learning_rate=0.0), ValueError, "learning_rate"),
+    (dict(beta=-1.0), ValueError, "beta"),
+])
+def test_bad_parameters(iris, params, error, match):
+    X, y = iris
+    with pytest.raises(error, match=match):
+        LocalSCML_Supervised(**params).fit(X, y)
+
+
+def test_bad_data(iris, iris_model):
+    X, y = iris
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        LocalSCML_Supervised(**FAST).fit(bad, y)
+    with pytest.raises(ValueError, match="NaN"):
+        iris_model.pairwise_distances(bad)
+    with pytest.raises(ValueError, match="single class"):
+        LocalSCML_Supervised(**FAST).fit(X, np.zeros(150))
+    with pytest.raises(ValueError, match="sample"):
+        LocalSCML_Supervised(**FAST).fit(X[:1], y[:1])
+    with pytest.raises(ValueError, match="features"):
+        iris_model.local_weights(X[:, :3])
+    with pytest.raises(ValueError, match="features"):
+        iris_model.pair_distance(np.zeros((2, 2, 3)))
+    with pytest.raises(NotFittedError):
+        LocalSCML_Supervised().local_weights(X)
