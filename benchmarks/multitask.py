@@ -159,6 +159,7 @@ def _evaluate_split(split, seed, grid, lmnn):
     model, seconds = _tune(
         lambda beta: _timed_fit(
             MultiTaskSCML_Supervised(beta=beta, n_basis=N_BASIS_PER_TASK,
+                                     gamma=_scml(beta, seed, None).gamma,
                                      random_state=seed),
             X_union, y_union, split.data["task_train"]),
         lambda m: split.task_errors(lambda X, task: m.transform(X, task=task),

@@ -23,12 +23,14 @@ soft-threshold; each iteration draws a mini-batch from every task, so a
 small task weighs in the gradient as it does in the objective.
 """
 
+import re
+
 import numpy as np
 from metric_learn._util import check_input
 from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_array
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._basis import lda_basis, triplet_basis
 from ._solvers import components_from_weights
@@ -104,6 +106,11 @@ class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return self
 
 
+def _plain(value):
+    """A numpy scalar as the Python value, for readable messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _task_labels(tasks, n_expected, what):
     """``tasks`` as a 1-D array of labels, one per sample or triplet."""
     tasks = np.asarray(tasks)
@@ -147,11 +154,11 @@ class _BaseMultiTaskSCML(_BaseSCML):
             raise ValueError(
                 "%s learns one metric per task: pass task=<one of %s>, or use "
                 "for_task(task) for a plain estimator of that task's metric."
-                % (type(self).__name__, list(self.tasks_)))
+                % (type(self).__name__, self.tasks_.tolist()))
         found = np.flatnonzero(self.tasks_ == task) if np.ndim(task) == 0 else []
         if len(found) != 1:
             raise ValueError("Unknown task %r: the known tasks are %s." % (
-                task, list(self.tasks_)))
+                _plain(task), self.tasks_.tolist()))
         return int(found[0])
 
     def _task_codes(self, tasks, n_expected, what):
@@ -161,7 +168,7 @@ class _BaseMultiTaskSCML(_BaseSCML):
         unknown = ~np.isin(tasks, self.tasks_)
         if unknown.any():
             raise ValueError("Unknown task(s) %s: the known tasks are %s." % (
-                list(np.unique(tasks[unknown])), list(self.tasks_)))
+                np.unique(tasks[unknown]).tolist(), self.tasks_.tolist()))
         return np.searchsorted(self.tasks_, tasks)
 
     def for_task(self, task):
@@ -179,7 +186,8 @@ class _BaseMultiTaskSCML(_BaseSCML):
             ``components_`` (and the ``preprocessor``), usable alone or as the
             first step of a ``Pipeline``.
         """
-        components = self.components_per_task_[self._task_index(task)]
+        index = self._task_index(task)
+        components = self.components_per_task_[index]
         return TaskMetric(components.copy(),
                           preprocessor=self.preprocessor)._set_metric()
 
@@ -249,22 +257,30 @@ class _BaseMultiTaskSCML(_BaseSCML):
                                for task in range(self.tasks_.shape[0])])
 
 
-_MULTITASK_PARAMETERS = _COMMON_PARAMETERS.replace(
-    """    n_basis : int, default=None
-        Number of basis elements to generate (ignored for an array
-        ``basis``). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
-        paper's sizes.""",
-    """    n_basis : int, default=None
+def _replace_parameter(doc, name, text):
+    """``doc`` with the numpydoc entry of parameter ``name`` replaced."""
+    return re.sub(r"(?ms)^    %s : .*?(?=^    \w+ : |\Z)" % name,
+                  lambda match: text, doc, count=1)
+
+
+_MULTITASK_PARAMETERS = _replace_parameter(_replace_parameter(_replace_parameter(
+    _COMMON_PARAMETERS, "beta", r"""    beta : float, default=1e-5
+        Strength of the group penalty
+        :math:`\beta \sum_k \|W_{:,k}\|_2` (>= 0). Larger values keep fewer
+        basis elements, and an element is dropped for all tasks at once.
+"""), "n_basis", """    n_basis : int, default=None
         Number of basis elements to generate *per task* (ignored for an
-        array ``basis``); the basis is the union of the ``n_tasks`` task
-        bases. ``None`` uses ``clip(20 * n_features, 400, 1000)`` per task
-        (the paper used 400 per task).""").replace(
-    "Strength of the sparsity penalty :math:`\\\\beta \\\\|w\\\\|_1` (>= 0).",
-    "Strength of the group penalty "
-    ":math:`\\\\beta \\\\sum_k \\\\|W_{:,k}\\\\|_2` (>= 0).").replace(
-    "    batch_size : int, default=32\n        Triplets per iteration.",
-    "    batch_size : int, default=32\n        Triplets per task per "
-    "iteration.")
+        array ``basis``); the basis is the union of the task bases. ``None``
+        uses ``clip(20 * n_features, 400, 1000)`` per task (the paper used
+        400 per task).
+"""), "batch_size", """    batch_size : int, default=32
+        Triplets drawn from every task at each iteration.
+""")
+_MULTITASK_PARAMETERS = _replace_parameter(_MULTITASK_PARAMETERS, "tol", """\
+    tol : float, default=1e-3
+        Improvement of the best objective below which an evaluation counts
+        as no progress (absolute: the objective is ``n_tasks`` at ``W = 0``).
+""")
 
 _MULTITASK_ATTRIBUTES = """
     tasks_ : ndarray of shape (n_tasks,)
@@ -367,7 +383,7 @@ default='lda'
     _basis_options = ("lda",)
 
     def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
-                 n_basis=None, gamma=5e-3, max_iter=20000, output_iter=250,
+                 n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, verbose=False,
                  preprocessor=None, random_state=None):
         self.k_genuine = k_genuine
@@ -412,7 +428,7 @@ default='lda'
                 raise ValueError(
                     "Task %r has a single class (%r): every task needs at "
                     "least two classes to build triplet constraints." % (
-                        task, y[rows][0]))
+                        _plain(task), _plain(y[rows][0])))
             try:
                 local = triplets_from_labels(X[rows], y[rows], self.k_genuine,
                                              self.k_impostor)
@@ -420,7 +436,7 @@ default='lda'
                 raise ValueError(
                     "Task %r has too few samples (%d) to build triplets: it "
                     "needs a class with at least two samples." % (
-                        task, rows.shape[0])) from None
+                        _plain(task), rows.shape[0])) from None
             triplets.append(rows[local])
         basis = self._basis_per_task(X.shape[1], lambda t, n: lda_basis(
             X[members[t]], y[members[t]], n, random_state=self._rng))
@@ -487,7 +503,7 @@ default='triplet_diffs'
     _basis_options = ("triplet_diffs",)
 
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
-                 gamma=5e-3, max_iter=20000, output_iter=250, batch_size=32,
+                 gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, verbose=False,
                  preprocessor=None, random_state=None):
         super().__init__(

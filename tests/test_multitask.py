@@ -1,0 +1,383 @@
+"""Tests of mt-SCML (metric_learn_scml.multitask)."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn import config_context
+from sklearn.base import clone
+from sklearn.datasets import load_wine
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from metric_learn_scml import (SCML, MultiTaskSCML, MultiTaskSCML_Supervised,
+                               SCML_Supervised)
+from metric_learn_scml._solvers import group_soft_threshold
+from metric_learn_scml.multitask import TaskMetric
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+FAST = dict(n_basis=40, max_iter=1500, gamma=1.0, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def wine():
+    X, y = load_wine(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+def two_task_data(n_per_task=90, seed=0):
+    """Two tasks whose classes live on different features, plus noise.
+
+    Task "a": the class is the sign of feature 0; task "b": of feature 1.
+    Features 2-5 are large noise, so Euclidean neighbours are poor and
+    each task needs its own metric.
+    """
+    rng = np.random.RandomState(seed)
+    X = rng.randn(2 * n_per_task, 6)
+    X[:, 2:] *= 5.0
+    tasks = np.repeat(["a", "b"], n_per_task)
+    relevant = np.where(tasks == "a", 0, 1)
+    y = (X[np.arange(len(X)), relevant] > 0).astype(int)
+    X[np.arange(len(X)), relevant] += np.where(y == 1, 0.5, -0.5)
+    return X, y, tasks
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y, tasks = two_task_data()
+    model = MultiTaskSCML_Supervised(beta=1e-4, **FAST).fit(X, y, tasks)
+    return model, X, y, tasks
+
+
+# --------------------------------------------------------------- group prox
+
+def prox_objective(W, V, tau):
+    return 0.5 * np.sum((W - V) ** 2) + tau * np.linalg.norm(W, axis=0).sum()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_nonnegative_group_prox_matches_its_definition(seed):
+    rng = np.random.RandomState(seed)
+    V = rng.randn(3, 5)
+    tau = rng.uniform(0.2, 1.5)
+    closed = group_soft_threshold(V, tau, nonnegative=True)
+    assert np.all(closed >= 0)
+    # The problem is separable by column; minimise each numerically under
+    # W >= 0 from several starts.
+    for k in range(V.shape[1]):
+        def f(w):
+            return prox_objective(w[:, None], V[:, [k]], tau)
+        best = min((minimize(f, start, method="L-BFGS-B",
+                             bounds=[(0, None)] * 3,
+                             options=dict(ftol=1e-14, gtol=1e-10))
+                    for start in (np.full(3, 1e-3), np.maximum(V[:, k], 0) + 0.1,
+                                  rng.rand(3))), key=lambda r: r.fun)
+        assert f(closed[:, k]) <= best.fun + 1e-9
+        np.testing.assert_allclose(closed[:, k], best.x, atol=1e-4)
+
+
+def test_clipping_after_the_norm_is_not_the_prox():
+    # The original code took the norm of the whole column before clipping:
+    # shrink by 1 - tau/||v||, then clip. With a large negative entry that
+    # norm is too big, so the kept entry is shrunk too little.
+    V = np.array([[1.0], [-3.0]])
+    tau = 0.5
+    original = np.maximum(V * max(0.0, 1 - tau / np.linalg.norm(V)), 0)
+    exact = group_soft_threshold(V, tau, nonnegative=True)
+    np.testing.assert_allclose(exact, [[0.5], [0.0]])
+    assert prox_objective(exact, V, tau) < prox_objective(original, V, tau) - 1e-3
+
+
+# ------------------------------------------------------- one task = global
+
+def test_one_task_equals_scml_supervised(wine):
+    X, y = wine
+    single = SCML_Supervised(**FAST).fit(X, y)
+    multi = MultiTaskSCML_Supervised(**FAST).fit(X, y, ["only"] * len(y))
+    np.testing.assert_array_equal(multi.basis_, single.basis_)
+    np.testing.assert_allclose(multi.weights_[0], single.weights_)
+    np.testing.assert_allclose(multi.get_mahalanobis_matrix("only"),
+                               single.get_mahalanobis_matrix())
+    assert multi.n_iter_ == single.n_iter_
+
+
+def test_one_task_equals_scml_on_triplets():
+    X, y, _ = two_task_data()
+    rng = np.random.RandomState(1)
+    idx = rng.randint(0, len(X), size=(300, 3))
+    swap = y[idx[:, 0]] != y[idx[:, 1]]
+    idx[swap, 1:] = idx[swap, 1:][:, ::-1]
+    single = SCML(**FAST).fit(X[idx])
+    multi = MultiTaskSCML(**FAST).fit(X[idx], np.zeros(len(idx)))
+    np.testing.assert_array_equal(multi.basis_, single.basis_)
+    np.testing.assert_allclose(multi.weights_[0], single.weights_)
+
+
+# ----------------------------------------------------------- the model
+
+def test_group_sparsity_grows_with_beta_and_is_shared(wine):
+    X, y = wine
+    tasks = np.where(X[:, 0] > 0, "high", "low")
+    active, partial = [], []
+    for beta in (1e-5, 1e-3, 3e-2):
+        model = MultiTaskSCML_Supervised(beta=beta, **FAST).fit(X, y, tasks)
+        nonzero = model.weights_ > 0
+        assert model.n_active_basis_ == nonzero.any(axis=0).sum()
+        np.testing.assert_array_equal(model.active_basis_,
+                                      np.flatnonzero(nonzero.any(axis=0)))
+        active.append(model.n_active_basis_)
+        partial.append((nonzero.any(axis=0) & ~nonzero.all(axis=0)).sum()
+                       / max(model.n_active_basis_, 1))
+    assert active[0] > active[1] > active[2] > 0
+    # Columns are zeroed for all tasks at once: at the strongest penalty
+    # every active element is used by both tasks.
+    assert partial[-1] == 0
+    assert model.weights_.shape == (2, model.basis_.shape[0])
+
+
+def test_shared_active_set_smaller_than_separate_models(wine):
+    X, y = wine
+    tasks = np.where(X[:, 0] > 0, "high", "low")
+    beta = 1e-3
+    multi = MultiTaskSCML_Supervised(beta=beta, **FAST).fit(X, y, tasks)
+    separate = sum(
+        SCML_Supervised(beta=beta, basis=multi.basis_, max_iter=1500,
+                        random_state=0)
+        .fit(X[tasks == t], y[tasks == t]).n_active_basis_
+        for t in multi.tasks_)
+    assert multi.n_active_basis_ < separate
+
+
+def test_task_metrics_are_psd_and_differ(fitted):
+    model, X, y, tasks = fitted
+    metrics = [model.get_mahalanobis_matrix(t) for t in model.tasks_]
+    for M in metrics:
+        np.testing.assert_allclose(M, M.T, atol=1e-12)
+        assert np.linalg.eigvalsh(M).min() > -1e-10
+    # Task "a" needs feature 0, task "b" feature 1.
+    assert metrics[0][0, 0] > metrics[0][1, 1]
+    assert metrics[1][1, 1] > metrics[1][0, 0]
+    assert not np.allclose(metrics[0], metrics[1])
+
+
+def test_better_than_euclidean_per_task(fitted):
+    model, X, y, tasks = fitted
+    X_test, y_test, tasks_test = two_task_data(seed=1)
+    for task in model.tasks_:
+        train, test = tasks == task, tasks_test == task
+        euclidean = KNeighborsClassifier(3).fit(X[train], y[train]).score(
+            X_test[test], y_test[test])
+        learned = make_pipeline(model.for_task(task), KNeighborsClassifier(3))
+        learned.fit(X[train], y[train])
+        assert learned.score(X_test[test], y_test[test]) > euclidean + 0.2
+
+
+def test_per_task_interface_is_consistent(fitted):
+    model, X, y, tasks = fitted
+    pairs = np.stack([X[:10], X[10:20]], axis=1)
+    for task, components in zip(model.tasks_, model.components_per_task_):
+        M = model.get_mahalanobis_matrix(task)
+        np.testing.assert_allclose(components.T @ components, M, atol=1e-12)
+        diff = X[:10] - X[10:20]
+        expected = np.sqrt(np.einsum("nd,de,ne->n", diff, M, diff))
+        np.testing.assert_allclose(model.pair_distance(pairs, task=task),
+                                   expected, atol=1e-10)
+        np.testing.assert_allclose(model.pair_score(pairs, task=task),
+                                   -expected, atol=1e-10)
+        np.testing.assert_allclose(model.transform(X[:5], task=task),
+                                   X[:5] @ components.T)
+        metric = model.get_metric(task)
+        assert metric(X[0], X[10]) == pytest.approx(expected[0])
+        assert model.n_active_basis_per_task_[list(model.tasks_).index(task)] \
+            == np.count_nonzero(model.weights_[list(model.tasks_).index(task)])
+
+
+def test_for_task_is_a_plain_estimator(fitted):
+    model, X, y, tasks = fitted
+    metric = model.for_task("a")
+    assert isinstance(metric, TaskMetric)
+    np.testing.assert_allclose(metric.get_mahalanobis_matrix(),
+                               model.get_mahalanobis_matrix("a"))
+    # clone keeps the metric (it is a parameter), pickle keeps the state.
+    cloned = clone(metric).fit(X)
+    np.testing.assert_allclose(cloned.transform(X), metric.transform(X))
+    restored = pickle.loads(pickle.dumps(metric))
+    np.testing.assert_allclose(restored.transform(X), metric.transform(X))
+    pipeline = make_pipeline(metric, KNeighborsClassifier(3))
+    in_task = tasks == "a"
+    score = clone(pipeline).fit(X[in_task], y[in_task]).score(X[in_task],
+                                                             y[in_task])
+    assert score > 0.8
+    with pytest.raises(ValueError, match="features"):
+        metric.transform(X[:, :3])
+
+
+def test_tasks_of_any_hashable_labels_are_sorted():
+    X, y, tasks = two_task_data()
+    numeric = np.where(tasks == "a", 7, 3)
+    model = MultiTaskSCML_Supervised(**FAST).fit(X, y, numeric)
+    np.testing.assert_array_equal(model.tasks_, [3, 7])
+    # Task 7 is "a", which uses feature 0.
+    M = model.get_mahalanobis_matrix(7)
+    assert M[0, 0] > M[1, 1]
+
+
+def task_triplets(y, tasks, n_per_task, seed=0):
+    """Index triplets (same class, same class, other class) within each task."""
+    rng = np.random.RandomState(seed)
+    triplets = []
+    for task in np.unique(tasks):
+        rows = np.flatnonzero(tasks == task)
+        anchors = rng.choice(rows, n_per_task)
+        same = [rng.choice(rows[(y[rows] == y[a]) & (rows != a)]) for a in anchors]
+        other = [rng.choice(rows[y[rows] != y[a]]) for a in anchors]
+        triplets.append(np.column_stack([anchors, same, other]))
+    triplets = np.concatenate(triplets)
+    return triplets, tasks[triplets[:, 0]]
+
+
+def test_weak_multitask_learns_each_task_ordering():
+    X, y, tasks = two_task_data()
+    triplets, triplet_tasks = task_triplets(y, tasks, 300)
+    model = MultiTaskSCML(preprocessor=X, **FAST).fit(triplets, triplet_tasks)
+    assert model.score(triplets, triplet_tasks) > 0.9
+    scores = model.decision_function(triplets, triplet_tasks)
+    np.testing.assert_array_equal(model.predict(triplets, triplet_tasks),
+                                  np.sign(scores))
+    # Swapping the tasks must hurt: each task's metric is its own.
+    swapped = np.where(triplet_tasks == "a", "b", "a")
+    assert model.score(triplets, swapped) < model.score(triplets, triplet_tasks)
+    assert model.transform([0, 1, 2], task="a").shape[0] == 3
+
+
+# ------------------------------------------------------ scikit-learn tools
+
+def test_clone_and_pickle_of_the_multitask_model(fitted):
+    model, X, y, tasks = fitted
+    assert clone(model).get_params() == model.get_params()
+    restored = pickle.loads(pickle.dumps(model))
+    np.testing.assert_allclose(restored.transform(X, task="b"),
+                               model.transform(X, task="b"))
+
+
+@pytest.mark.filterwarnings("ignore:All basis weights are zero")
+def test_grid_search_weak_model_with_tasks_as_y():
+    X, y, tasks = two_task_data(60)
+    idx, triplet_tasks = task_triplets(y, tasks, 150)
+    search = GridSearchCV(MultiTaskSCML(preprocessor=X, **FAST),
+                          {"beta": [1e-5, 10.0]}, cv=2)
+    search.fit(idx, triplet_tasks)
+    # beta=10 zeroes every weight, so every triplet scores 0 (no ordering).
+    assert search.best_params_["beta"] == 1e-5
+    assert search.best_score_ > 0.8
+    assert set(search.best_estimator_.tasks_) == {"a", "b"}
+
+
+def test_grid_search_supervised_with_routed_tasks():
+    X, y, tasks = two_task_data(60)
+
+    def mean_task_knn_accuracy(estimator, X, y, tasks):
+        return np.mean([
+            KNeighborsClassifier(3).fit(estimator.transform(X[tasks == t], task=t),
+                                        y[tasks == t])
+            .score(estimator.transform(X[tasks == t], task=t), y[tasks == t])
+            for t in estimator.tasks_])
+
+    with config_context(enable_metadata_routing=True):
+        scorer = _estimator_scorer(mean_task_knn_accuracy)
+        model = MultiTaskSCML_Supervised(**FAST).set_fit_request(tasks=True)
+        search = GridSearchCV(model, {"beta": [1e-5, 10.0]}, cv=2,
+                              scoring=scorer)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            search.fit(X, y, tasks=tasks)
+    # beta=10 zeroes every weight (all distances 0), so 1e-5 must win.
+    assert search.best_params_["beta"] == 1e-5
+
+
+def _estimator_scorer(function):
+    """A scorer ``(estimator, X, y, tasks)`` that requests ``tasks``."""
+    from sklearn.metrics._scorer import _BaseScorer
+
+    class TaskScorer(_BaseScorer):
+        def _score(self, method_caller, estimator, X, y_true, **kwargs):
+            return function(estimator, X, y_true, kwargs["tasks"])
+
+    return TaskScorer(function, 1, {}, "predict").set_score_request(tasks=True)
+
+
+# ------------------------------------------------------------- bad input
+
+def test_methods_need_a_known_task(fitted):
+    model, X, y, tasks = fitted
+    for call in (lambda: model.get_mahalanobis_matrix(),
+                 lambda: model.transform(X),
+                 lambda: model.pair_distance(np.stack([X[:2], X[2:4]], 1)),
+                 lambda: model.get_metric()):
+        with pytest.raises(ValueError, match=r"pass task=.*for_task"):
+            call()
+    with pytest.raises(ValueError, match=r"Unknown task 'c'.*\['a', 'b'\]"):
+        model.for_task("c")
+    with pytest.raises(NotFittedError):
+        MultiTaskSCML_Supervised().for_task("a")
+
+
+@pytest.mark.parametrize("make_tasks, message", [
+    (lambda tasks: tasks[:-1], "one task id per sample"),
+    (lambda tasks: np.where(tasks == "a", 0.0, np.nan), "NaN"),
+])
+def test_bad_tasks_are_rejected(make_tasks, message):
+    X, y, tasks = two_task_data(30)
+    with pytest.raises(ValueError, match=message):
+        MultiTaskSCML_Supervised(**FAST).fit(X, y, make_tasks(tasks))
+
+
+def test_task_with_one_class_or_too_few_samples():
+    X, y, tasks = two_task_data(30)
+    y_one = y.copy()
+    y_one[tasks == "b"] = 0
+    with pytest.raises(ValueError, match="Task 'b' has a single class"):
+        MultiTaskSCML_Supervised(**FAST).fit(X, y_one, tasks)
+    small = tasks.astype(object)
+    small[[0, 1]] = "tiny"
+    y_small = y.copy()
+    y_small[[0, 1]] = [0, 1]
+    with pytest.raises(ValueError, match="Task 'tiny' has too few samples"):
+        MultiTaskSCML_Supervised(**FAST).fit(X, y_small, small)
+
+
+def test_nan_and_bad_parameters_are_rejected():
+    X, y, tasks = two_task_data(30)
+    X_nan = X.copy()
+    X_nan[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        MultiTaskSCML_Supervised(**FAST).fit(X_nan, y, tasks)
+    with pytest.raises(ValueError, match="beta"):
+        MultiTaskSCML_Supervised(beta=-1.0).fit(X, y, tasks)
+    with pytest.raises(ValueError, match="basis='triplet_diffs'"):
+        MultiTaskSCML_Supervised(basis="triplet_diffs").fit(X, y, tasks)
+    with pytest.raises(ValueError, match="one task id per triplet"):
+        MultiTaskSCML(preprocessor=X).fit([[0, 1, 2], [3, 4, 5]], ["a"])
+
+
+def test_input_is_not_modified():
+    X, y, tasks = two_task_data(30)
+    copies = X.copy(), y.copy(), tasks.copy()
+    MultiTaskSCML_Supervised(**FAST).fit(X, y, tasks)
+    for original, copy in zip((X, y, tasks), copies):
+        np.testing.assert_array_equal(original, copy)
+
+
+def test_user_basis_is_shared_by_all_tasks(fitted):
+    _, X, y, tasks = fitted
+    basis = np.eye(6) * 2.0
+    model = MultiTaskSCML_Supervised(basis=basis, random_state=0,
+                                     max_iter=1500).fit(X, y, tasks)
+    np.testing.assert_allclose(model.basis_, np.eye(6))
+    assert model.weights_.shape == (2, 6)
