@@ -267,7 +267,9 @@ class Progress:
     """One line per fit on stderr: dataset, split, method, time, error."""
 
     def __init__(self, stream=None):
-        self.stream = sys.stderr if stream is None else stream
+        # None means the current sys.stderr, which keeps the object picklable
+        # for worker processes (the monotonic clock is shared with them).
+        self.stream = stream
         self.start = time.perf_counter()
 
     def __call__(self, record):
@@ -281,7 +283,7 @@ class Progress:
                 outcome += "  chose %s" % record["chosen"]
         print("[%6.0fs] %-11s split %2d  %-34s %s" % (
             elapsed, record["dataset"], record["split"], record["method"], outcome),
-            file=self.stream, flush=True)
+            file=self.stream or sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------
@@ -293,7 +295,8 @@ def run_global(args, progress):
     from . import compare_global
     records = compare_global.run(
         quick=args.quick, n_splits=args.splits, datasets=args.datasets,
-        methods=args.methods, preprocessing=args.preprocessing, progress=progress)
+        methods=args.methods, preprocessing=args.preprocessing, progress=progress,
+        n_jobs=args.jobs)
     return records, summarise(records)
 
 
@@ -364,6 +367,12 @@ def run_table(command, args, progress, out):
         if targets:
             print("\n### Targets of issue 2 (same run)\n")
             print("\n".join(targets))
+    if command == "global":
+        from .compare_global import plan, skipped
+        not_run = skipped(plan(args.quick, args.splits, args.datasets, args.methods)[2])
+        if not_run:
+            print("\nnot run (split budget 0): " + ", ".join(
+                "%s on %s" % (method, dataset) for dataset, method in not_run))
     print("\n%s wall time: %.0f s" % (command, seconds))
     if out is not None:
         write_csv(out / ("%s.csv" % command), rows, SUMMARY_COLUMNS)
@@ -418,6 +427,9 @@ def parse_args(argv=None):
                         help="folder for the CSV files (default benchmarks/"
                              "results; with --quick nothing is written unless "
                              "given)")
+    parser.add_argument("--jobs", type=_positive_int, default=1,
+                        help="worker processes for the global table (slow "
+                             "methods get their own; default 1)")
     parser.add_argument("--preprocessing", choices=sorted(PREPROCESSINGS),
                         default=DEFAULT_PREPROCESSING,
                         help="feature scaling fitted on the training split "

@@ -77,6 +77,8 @@ def test_full_plan_caps_slow_methods_per_dataset():
     assert set(method_keys) == set(compare_global.METHODS)
     assert budget["letters", "ours"] == compare_global.FULL_SPLITS
     assert budget["letters", "lmnn"] == 1
+    assert ("letters", "ITML") in compare_global.skipped(budget)
+    assert ("letters", "LMNN") not in compare_global.skipped(budget)
     # --splits lowers every budget but never raises a cap.
     _, _, budget = compare_global.plan(n_splits=3)
     assert budget["vehicle", "ours"] == 3 and budget["letters", "lmnn"] == 1
@@ -191,6 +193,18 @@ def test_global_run_records_every_fit_and_failures(toy_dataset, monkeypatch):
                and record["n_active"] >= 1 for record in ours)
     failed = [record for record in records if record["method"] == "broken"]
     assert all(record["failed"] == "ValueError: could not broadcast" for record in failed)
+
+
+@pytest.mark.skipif(__import__("multiprocessing").get_start_method() != "fork",
+                    reason="workers see the test's toy dataset only when forked")
+def test_parallel_run_gives_the_records_of_the_serial_run(toy_dataset):
+    options = dict(n_splits=2, datasets=["toy"],
+                   methods=["euclidean", "ours_defaults", "nca"])
+    serial = compare_global.run(**options)
+    parallel = compare_global.run(n_jobs=2, **options)
+    assert compare_global.METHODS["nca"].slow
+    assert [(r["split"], r["method"], r["error"]) for r in parallel] == \
+        [(r["split"], r["method"], r["error"]) for r in serial]
 
 
 def test_main_prints_tables_progress_and_writes_csv_files(toy_dataset, tmp_path, capsys):
