@@ -452,7 +452,9 @@ def local_objective(differences, couples, triplet_couples, embedding, coef,
     total, loss : float
     """
     roots = embedding @ coef
-    weights = roots * roots
+    # Single precision, as the table of differences: the gathers below are
+    # the cost of an evaluation.
+    weights = np.square(roots).astype(np.float32)
     distances = np.empty(couples.shape[0])
     for start in range(0, couples.shape[0], _CHUNK):
         block = couples[start:start + _CHUNK]
@@ -527,55 +529,58 @@ verbose, name
     scale = scale if np.isfinite(scale) and scale > 0 else 1.0
     step = learning_rate / scale
 
-    def evaluate(current):
-        with np.errstate(over="ignore", invalid="ignore"):
-            return local_objective(differences, couples, triplet_couples,
-                                   embedding, current, beta)[0]
-
+    # A zero column has a zero gradient and stays zero: steps and
+    # evaluations only touch the live columns, with a table of their
+    # squared differences only (rebuilt when columns die).
     coef = np.array(coef, dtype=float)
-    start_value = evaluate(coef)
+    alive = np.flatnonzero(coef.any(axis=0))
+    live = coef[:, alive]
+    live_differences = SquaredDifferences(differences.projections[:, alive],
+                                          differences.pairs)
+
+    def evaluate():
+        with np.errstate(over="ignore", invalid="ignore"):
+            return local_objective(live_differences, couples,
+                                   triplet_couples, embedding, live, beta)[0]
+
+    start_value = evaluate()
     best = SolverResult(coef.copy(), start_value, 0, False,
-                        [(0, start_value, int(np.count_nonzero(coef.any(0))))])
+                        [(0, start_value, alive.shape[0])])
     table = ProgressTable(name, verbose)
     table.header()
     table.row(*best.history[0])
     stalled = 0
     iteration = 0
-    live_differences = None
     while iteration < max_iter:
-        # A zero column has a zero gradient and stays zero: the steps only
-        # touch the live columns (and a table of their differences only).
-        alive = np.flatnonzero(coef.any(axis=0))
-        if live_differences is None or alive.shape[0] < live.shape[1]:
-            live_differences = SquaredDifferences(
-                differences.projections[:, alive], differences.pairs)
-        live = coef[:, alive]
         block = min(eval_every, max_iter - iteration)
         with np.errstate(over="ignore", invalid="ignore"):
             for rows in rng.randint(0, n_triplets, size=(block, batch_size)):
-                chosen = triplet_pairs[rows]
-                gaps = (live_differences.rows(chosen[:, 0]).astype(float)
-                        - live_differences.rows(chosen[:, 1]))
+                both = live_differences.rows(triplet_pairs[rows])
                 _, gradient = local_hinge_gradient(
-                    live, embedding[anchors[rows]], gaps)
+                    live, embedding[anchors[rows]],
+                    both[:, 0].astype(float) - both[:, 1])
                 live = group_soft_threshold(live - step * gradient,
                                             step * beta)
         iteration += block
-        coef = np.zeros_like(coef)
-        coef[:, alive] = live
-        value = evaluate(coef)
-        n_active = int(np.count_nonzero(coef.any(axis=0)))
-        best.history.append((iteration, value, n_active))
-        table.row(iteration, value, n_active)
+        value = evaluate()
+        survivors = live.any(axis=0)
+        best.history.append((iteration, value, int(survivors.sum())))
+        table.row(*best.history[-1])
         if not np.isfinite(value):
             # Too large a step: the iterates blew up; the best is kept.
             break
         stalled = 0 if value < best.objective - tol else stalled + 1
         if value < best.objective:
-            best.weights, best.objective = coef.copy(), value
+            best.objective = value
+            best.weights = np.zeros_like(coef)
+            best.weights[:, alive] = live
         if stalled >= n_iter_no_change:
             best.converged = True
             break
+        if not survivors.all():
+            alive, live = alive[survivors], live[:, survivors]
+            live_differences = SquaredDifferences(
+                differences.projections[:, alive], differences.pairs)
     best.n_iter = iteration
     table.footer("converged after %d iterations" % iteration if best.converged
                  else "stopped at max_iter=%d" % iteration)
