@@ -40,7 +40,7 @@ from ._triplets import distinct_rows
 # Relative ridge added to the within-region scatter: small enough to leave a
 # well-sampled region's FDA unchanged, large enough to keep a region with
 # fewer points than dimensions finite and well conditioned.
-RIDGE = 1e-2
+RIDGE = 1e-3
 
 
 def neighbourhood_scales(n_features):
