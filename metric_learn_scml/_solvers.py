@@ -399,11 +399,12 @@ def local_hinge_gradient(coef, anchor_embedding, gaps):
     gradient : ndarray of shape (D' + 1, K)
     """
     roots = anchor_embedding @ coef
-    margins = 1.0 + np.einsum("bk,bk->b", roots * roots, gaps)
-    violated = margins > 0
-    slopes = (2.0 / gaps.shape[0]) * roots[violated] * gaps[violated]
-    return (margins[violated].sum() / gaps.shape[0],
-            anchor_embedding[violated].T @ slopes)
+    slopes = roots * gaps
+    margins = 1.0 + np.einsum("bk,bk->b", slopes, roots)
+    hinges = np.maximum(margins, 0.0)
+    # 2 / n on the violated triplets, 0 elsewhere.
+    slopes *= (margins > 0)[:, None] * (2.0 / gaps.shape[0])
+    return hinges.sum() / gaps.shape[0], anchor_embedding.T @ slopes
 
 
 def oriented_pairs(anchors, triplet_pairs):
@@ -467,7 +468,7 @@ def local_objective(differences, couples, triplet_couples, embedding, coef,
 
 
 def forward_backward(differences, triplet_pairs, anchors, embedding, coef,
-                     beta, learning_rate=0.05, batch_size=32, max_iter=20000,
+                     beta, learning_rate=0.3, batch_size=32, max_iter=20000,
                      eval_every=250, tol=1e-3, n_iter_no_change=4,
                      random_state=None, verbose=False, name="LocalSCML"):
     r"""Stochastic forward-backward splitting for SCML-Local.
@@ -508,7 +509,7 @@ def forward_backward(differences, triplet_pairs, anchors, embedding, coef,
         Starting point (SCML-Local starts from :math:`A = 0`,
         :math:`c = \sqrt{w^*}`). Not modified.
     beta : float
-    learning_rate : float, default=0.05
+    learning_rate : float, default=0.3
     batch_size, max_iter, eval_every, tol, n_iter_no_change, random_state, \
 verbose, name
         As in :func:`rda`.

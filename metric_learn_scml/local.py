@@ -278,7 +278,7 @@ _LOCAL_PARAMETERS = r"""
         paper uses 40, and 100 for its larger datasets). At most
         ``n_samples - 1`` components exist, so fewer are used on small data
         (``embedding_dim_``).
-    learning_rate : float, default=0.05
+    learning_rate : float, default=0.3
         Step of forward-backward splitting, in units where the triplet
         vectors :math:`g` are of order one (the step on :math:`[A; c]` is
         ``learning_rate`` divided by their mean absolute entry)."""
@@ -382,7 +382,7 @@ verbose, preprocessor, random_state
     """
 
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
-                 embedding_dim=40, learning_rate=0.05, gamma=1.0,
+                 embedding_dim=40, learning_rate=0.3, gamma=1.0,
                  max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
                  n_iter_no_change=4, verbose=False, preprocessor=None,
                  random_state=None):
@@ -455,7 +455,7 @@ verbose, preprocessor, random_state
     _basis_options = ("lda",)
 
     def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
-                 n_basis=None, embedding_dim=40, learning_rate=0.05,
+                 n_basis=None, embedding_dim=40, learning_rate=0.3,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, verbose=False,
                  preprocessor=None, random_state=None):
