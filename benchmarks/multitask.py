@@ -47,8 +47,8 @@ from threadpoolctl import threadpool_limits
 from metric_learn_scml import MultiTaskSCML_Supervised, SCML_Supervised
 from .datasets import newsgroups_tasks, vowel_tasks, zscore_unit_norm
 
-BETA_GRID = (1e-6, 1e-5, 1e-4, 1e-3)
-QUICK_BETA_GRID = (1e-6, 1e-4)
+BETA_GRID = (1e-5, 1e-4, 1e-3, 1e-2)
+QUICK_BETA_GRID = (1e-4, 1e-3)
 N_BASIS_PER_TASK = 400
 METHODS = ("st-Euc", "st-LMNN", "st-SCML", "u-Euc", "u-LMNN", "u-SCML",
            "mt-SCML")

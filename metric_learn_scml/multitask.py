@@ -278,8 +278,11 @@ _MULTITASK_PARAMETERS = _replace_parameter(_replace_parameter(_replace_parameter
 """)
 _MULTITASK_PARAMETERS = _replace_parameter(_MULTITASK_PARAMETERS, "tol", """\
     tol : float, default=1e-3
-        Improvement of the best objective below which an evaluation counts
-        as no progress (absolute: the objective is ``n_tasks`` at ``W = 0``).
+        Improvement of the best objective, per task, below which an
+        evaluation counts as no progress: the objective is a sum of one
+        mean hinge per task (``n_tasks`` at ``W = 0``), so the solver stops
+        on improvements below ``n_tasks * tol``, the rule a single-task
+        model applies to each task.
 """)
 
 _MULTITASK_ATTRIBUTES = """

@@ -165,14 +165,17 @@ class _BaseSCML(MahalanobisMixin):
         Task ``t`` owns ``triplets[task_offsets[t]:task_offsets[t + 1]]``
         (one task for the global model). Sets ``basis_``, ``n_iter_``,
         ``objective_`` and ``objective_history_``, and warns when the solver
-        did not converge or kept no element.
+        did not converge or kept no element. ``tol`` is per task: the
+        objective is a sum of one mean hinge per task (``T`` at ``W = 0``),
+        so the solver stops on improvements below ``T * tol``.
         """
+        n_tasks = len(task_offsets) - 1
         pairs, triplet_pairs = pair_index(triplets)
         differences = SquaredDifferences(X @ basis.T, pairs)
         result = rda(differences, triplet_pairs, task_offsets,
                      beta=self.beta, gamma=self.gamma,
                      batch_size=self.batch_size, max_iter=self.max_iter,
-                     eval_every=self.output_iter, tol=self.tol,
+                     eval_every=self.output_iter, tol=n_tasks * self.tol,
                      n_iter_no_change=self.n_iter_no_change,
                      random_state=self._rng, verbose=self.verbose,
                      name=type(self).__name__)
