@@ -1,0 +1,198 @@
+"""Tests of MetricKNeighborsClassifier with global, multi-task and local models."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_iris, load_wine
+from sklearn.model_selection import GridSearchCV
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.preprocessing import StandardScaler
+
+from metric_learn_scml import (LocalSCML_Supervised,
+                               MetricKNeighborsClassifier,
+                               MultiTaskSCML_Supervised, SCML_Supervised)
+
+FAST = dict(max_iter=2000, output_iter=100, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def wine():
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    rng = np.random.RandomState(0)
+    order = rng.permutation(X.shape[0])
+    train, test = order[:120], order[120:]
+    return X[train], y[train], X[test], y[test]
+
+
+@pytest.fixture(scope="module")
+def global_knn(wine):
+    X, y, _, _ = wine
+    return MetricKNeighborsClassifier(SCML_Supervised(**FAST)).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def local_knn(wine):
+    X, y, _, _ = wine
+    return MetricKNeighborsClassifier(
+        LocalSCML_Supervised(embedding_dim=8, **FAST)).fit(X, y)
+
+
+def test_global_model_matches_sklearn_exactly(wine, global_knn):
+    X, y, X_test, _ = wine
+    metric = global_knn.estimator_
+    reference = KNeighborsClassifier(3).fit(metric.transform(X), y)
+    X_test_embedded = metric.transform(X_test)
+    np.testing.assert_array_equal(global_knn.predict(X_test),
+                                  reference.predict(X_test_embedded))
+    np.testing.assert_array_equal(global_knn.predict_proba(X_test),
+                                  reference.predict_proba(X_test_embedded))
+    for ours, theirs in zip(global_knn.kneighbors(X_test),
+                            reference.kneighbors(X_test_embedded)):
+        np.testing.assert_array_equal(ours, theirs)
+    for ours, theirs in zip(global_knn.kneighbors(), reference.kneighbors()):
+        np.testing.assert_array_equal(ours, theirs)
+    # The metric learner is a fitted clone; the given one is left unfitted.
+    assert not hasattr(global_knn.estimator, "components_")
+
+
+def test_global_metric_beats_euclidean(wine):
+    X, y, X_test, y_test = wine
+    # Irrelevant directions of large variance spoil the Euclidean 3-NN.
+    noise = 10 * np.random.RandomState(1).randn(X.shape[0] + X_test.shape[0],
+                                                3)
+    X_noisy = np.hstack([X, noise[:X.shape[0]]])
+    X_test_noisy = np.hstack([X_test, noise[X.shape[0]:]])
+    euclidean = KNeighborsClassifier(3).fit(X_noisy, y).score(X_test_noisy,
+                                                              y_test)
+    learned = MetricKNeighborsClassifier(SCML_Supervised(**FAST)).fit(
+        X_noisy, y).score(X_test_noisy, y_test)
+    assert learned > euclidean + 0.1
+
+
+def test_local_model_uses_the_query_metric(wine, local_knn):
+    X, y, X_test, _ = wine
+    distances = local_knn.estimator_.pairwise_distances(X_test, X)
+    expected = np.argsort(distances, axis=1, kind="stable")[:, :3]
+    found_distances, found = local_knn.kneighbors(X_test)
+    np.testing.assert_array_equal(found, expected)
+    np.testing.assert_allclose(found_distances,
+                               np.take_along_axis(distances, expected, 1))
+    votes = np.stack([(y[expected] == c).sum(1) for c in local_knn.classes_],
+                     axis=1)
+    np.testing.assert_allclose(local_knn.predict_proba(X_test), votes / 3)
+    np.testing.assert_array_equal(local_knn.predict(X_test),
+                                  local_knn.classes_[votes.argmax(1)])
+    # The training points' own neighbours leave each point out.
+    training = local_knn.kneighbors(return_distance=False)
+    assert not (training == np.arange(X.shape[0])[:, None]).any()
+    own = local_knn.estimator_.pairwise_distances(X)
+    np.fill_diagonal(own, np.inf)
+    np.testing.assert_array_equal(
+        training, np.argsort(own, axis=1, kind="stable")[:, :3])
+
+
+def test_local_model_classifies_well(wine, local_knn):
+    _, _, X_test, y_test = wine
+    assert local_knn.score(X_test, y_test) > 0.9
+
+
+def test_string_labels_and_classes(wine):
+    X, y, X_test, y_test = wine
+    names = np.array(["barolo", "grignolino", "barbera"])
+    knn = MetricKNeighborsClassifier(
+        LocalSCML_Supervised(embedding_dim=5, **FAST)).fit(X, names[y])
+    assert list(knn.classes_) == sorted(names)
+    assert set(knn.predict(X_test)) <= set(names)
+    assert knn.predict_proba(X_test).shape == (X_test.shape[0], 3)
+    assert knn.score(X_test, names[y_test]) > 0.85
+
+
+def test_grid_search_over_the_metric_parameters(wine):
+    X, y, _, _ = wine
+    search = GridSearchCV(
+        MetricKNeighborsClassifier(SCML_Supervised(**FAST)),
+        {"estimator__beta": [1e-5, 1e-1]}, cv=2).fit(X, y)
+    assert search.best_params_["estimator__beta"] in (1e-5, 1e-1)
+    assert search.best_estimator_.estimator_.beta == \
+        search.best_params_["estimator__beta"]
+
+
+def test_clone_and_pickle(wine, local_knn, global_knn):
+    X, _, X_test, _ = wine
+    for fitted in (local_knn, global_knn):
+        restored = pickle.loads(pickle.dumps(fitted))
+        np.testing.assert_array_equal(restored.predict(X_test),
+                                      fitted.predict(X_test))
+        params = clone(fitted).get_params()
+        assert params["n_neighbors"] == 3
+        assert "estimator__beta" in params
+
+
+def test_bad_input(wine, local_knn):
+    X, y, X_test, _ = wine
+    with pytest.raises(ValueError, match="n_neighbors"):
+        MetricKNeighborsClassifier(SCML_Supervised(**FAST),
+                                   n_neighbors=0).fit(X, y)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        MetricKNeighborsClassifier(LocalSCML_Supervised(**FAST),
+                                   n_neighbors=200).fit(X, y)
+    bad = X_test.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        local_knn.predict(bad)
+    with pytest.raises(ValueError, match="features"):
+        local_knn.predict(X_test[:, :5])
+
+
+# --------------------------------------------------------------------------
+# Multi-task models
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tasks_data():
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    tasks = np.where(X[:, 1] > 0, "wide", "narrow")
+    rng = np.random.RandomState(0)
+    order = rng.permutation(X.shape[0])
+    train, test = order[:100], order[100:]
+    return X[train], y[train], tasks[train], X[test], y[test], tasks[test]
+
+
+def test_multitask_model_uses_each_task_metric(tasks_data):
+    X, y, tasks, X_test, y_test, tasks_test = tasks_data
+    knn = MetricKNeighborsClassifier(
+        MultiTaskSCML_Supervised(n_basis=40, **FAST)).fit(X, y, tasks)
+    predictions = knn.predict(X_test, tasks_test)
+    _, neighbours = knn.kneighbors(X_test, tasks=tasks_test)
+    for task in np.unique(tasks):
+        members = np.flatnonzero(tasks == task)
+        rows = np.flatnonzero(tasks_test == task)
+        metric = knn.estimator_.for_task(task)
+        reference = KNeighborsClassifier(3).fit(metric.transform(X[members]),
+                                                y[members])
+        embedded = metric.transform(X_test[rows])
+        np.testing.assert_array_equal(predictions[rows],
+                                      reference.predict(embedded))
+        # Neighbours are indices into the whole training set, of the task.
+        np.testing.assert_array_equal(
+            neighbours[rows], members[reference.kneighbors(embedded)[1]])
+    assert knn.score(X_test, y_test, tasks=tasks_test) > 0.8
+    np.testing.assert_allclose(knn.predict_proba(X_test, tasks_test).sum(1),
+                               1.0)
+
+
+def test_multitask_model_needs_known_tasks(tasks_data):
+    X, y, tasks, X_test, _, _ = tasks_data
+    knn = MetricKNeighborsClassifier(
+        MultiTaskSCML_Supervised(n_basis=40, **FAST)).fit(X, y, tasks)
+    with pytest.raises(ValueError, match="tasks="):
+        knn.predict(X_test)
+    with pytest.raises(ValueError, match="not seen"):
+        knn.predict(X_test[:2], ["wide", "tall"])
+    with pytest.raises(ValueError, match="one entry per sample"):
+        knn.predict(X_test[:2], ["wide"])
