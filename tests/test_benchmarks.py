@@ -75,7 +75,8 @@ def test_full_plan_caps_slow_methods_per_dataset():
     assert set(dataset_keys) == {"vehicle", "vowel", "segment", "letters",
                                  "mfeat_pix", "newsgroups"}
     assert set(method_keys) == set(compare_global.METHODS)
-    assert budget["letters", "ours"] == compare_global.FULL_SPLITS
+    assert budget["segment", "ours"] == compare_global.FULL_SPLITS
+    assert budget["letters", "ours"] == compare_global.DATASETS["letters"].max_splits
     assert budget["letters", "lmnn"] == 1
     assert ("letters", "ITML") in compare_global.skipped(budget)
     assert ("letters", "LMNN") not in compare_global.skipped(budget)
@@ -199,7 +200,7 @@ def test_global_run_records_every_fit_and_failures(toy_dataset, monkeypatch):
                     reason="workers see the test's toy dataset only when forked")
 def test_parallel_run_gives_the_records_of_the_serial_run(toy_dataset):
     options = dict(n_splits=2, datasets=["toy"],
-                   methods=["euclidean", "ours_defaults", "nca"])
+                   methods=["euclidean", "linear_svm", "nca"])
     serial = compare_global.run(**options)
     parallel = compare_global.run(n_jobs=2, **options)
     assert compare_global.METHODS["nca"].slow
@@ -278,3 +279,16 @@ def test_results_page_puts_the_paper_beside_ours(tmp_path):
     assert "| segment | 3.9 ± 0.1 | 4.1 | -0.2 | 2 | within 1.5 |" in page
     assert "| vehicle | 24.0 ± 0.1 | 21.3 | +2.7 | 2 | worse by 2.7 |" in page
     assert "6.0x (target 5x: met)" in page
+
+
+def test_reduced_datasets_get_unit_rows_and_the_others_the_run_scaling():
+    rng = np.random.RandomState(0)
+    X = rng.rand(40, 12) * 5
+    train, val, test = np.arange(24), np.arange(24, 32), np.arange(32, 40)
+    reduced = compare_global.Dataset("r", "", None, reduction="pca", n_components=3)
+    parts = reduced.features(X, train, val, test, "minmax")
+    assert [part.shape for part in parts] == [(24, 3), (8, 3), (8, 3)]
+    np.testing.assert_allclose(np.linalg.norm(np.vstack(parts), axis=1), 1.0)
+    plain = compare_global.Dataset("p", "", None)
+    train_part, _, _ = plain.features(X, train, val, test, "minmax")
+    assert train_part.min() == 0.0 and train_part.max() == 1.0
