@@ -191,6 +191,43 @@ def pairwise_seconds(repeats=3):
     return best, model.n_active_basis_
 
 
+def fit_time_ratios(datasets=DATASET_KEYS, repeats=3):
+    """Local over global fit time at the default parameters, per dataset.
+
+    On the first split of each dataset, ``SCML_Supervised()`` and
+    ``LocalSCML_Supervised(embedding_dim=<paper's D'>)`` (the same ``beta``)
+    are fitted alternately ``repeats`` times, so that both see the same
+    load of the machine; the ratio of the median times is returned.
+
+    Returns
+    -------
+    ratios : dict of str to (float, float, float)
+        ``(global seconds, local seconds, ratio)`` per dataset.
+    """
+    from metric_learn_scml import LocalSCML_Supervised, SCML_Supervised
+    ratios = {}
+    for key in datasets:
+        dataset = DATASETS[key]
+        X, y = dataset.load()
+        train, val, test = next(datasets_splits(y, 1, dataset.sizes))
+        X_train = dataset.features(X, train, val, test, PREPROCESSING)[0]
+        times = {"global": [], "local": []}
+        for _ in range(repeats):
+            for name, learner in (
+                    ("global", SCML_Supervised(random_state=RANDOM_STATE)),
+                    ("local", LocalSCML_Supervised(
+                        embedding_dim=PAPER_EMBEDDING_DIM[key],
+                        random_state=RANDOM_STATE))):
+                with threadpool_limits(limits=1):
+                    times[name].append(_fitted(learner, Split(
+                        X_train, y[train], None, None, None, None))[1])
+        global_seconds, local_seconds = (np.median(times["global"]),
+                                         np.median(times["local"]))
+        ratios[key] = (global_seconds, local_seconds,
+                       local_seconds / global_seconds)
+    return ratios
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
@@ -204,6 +241,11 @@ def main(argv=None):
               file=sys.stderr, flush=True)
     run(quick=args.quick, n_splits=args.splits, datasets=args.datasets,
         progress=report)
+    print("\nFit time at the default parameters (median of 3, alternated):")
+    for key, (global_seconds, local_seconds, ratio) in fit_time_ratios(
+            args.datasets or DATASET_KEYS).items():
+        print("  %-8s global %.2f s, local %.2f s, ratio %.1fx" % (
+            key, global_seconds, local_seconds, ratio))
     seconds, n_active = pairwise_seconds()
     print("\npairwise_distances, 1,000 Letters queries x 3,000 training "
           "points (%d active elements): %.3f s" % (n_active, seconds))
