@@ -38,8 +38,7 @@ from ._embedding import KernelPCAEmbedding
 from ._solvers import SquaredDifferences, forward_backward, local_objective
 from ._solvers import oriented_pairs
 from ._triplets import pair_index
-from .scml import (SCML, _BaseSCML, check_number, single_threaded,
-                   supervised_problem)
+from .scml import SCML, _BaseSCML, _FromLabels, check_number
 
 
 class _LocalSCMLMixin:
@@ -395,7 +394,7 @@ verbose, preprocessor, random_state
             preprocessor=preprocessor, random_state=random_state)
 
 
-class LocalSCML_Supervised(_LocalSCMLMixin, _BaseSCML):
+class LocalSCML_Supervised(_LocalSCMLMixin, _FromLabels, _BaseSCML):
     __doc__ = r"""SCML-Local from class labels: a metric that varies over the space.
 
     Builds triplets and the local discriminative basis from the labels as
@@ -452,8 +451,6 @@ verbose, preprocessor, random_state
     True
     """
 
-    _basis_options = ("lda",)
-
     def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
                  n_basis=None, embedding_dim=40, learning_rate=0.3,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
@@ -468,26 +465,3 @@ verbose, preprocessor, random_state
             max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
             tol=tol, n_iter_no_change=n_iter_no_change, verbose=verbose,
             preprocessor=preprocessor, random_state=random_state)
-
-    def _check_params(self):
-        super()._check_params()
-        check_number(self.k_genuine, "k_genuine", "int", low=1)
-        check_number(self.k_impostor, "k_impostor", "int", low=1)
-
-    @single_threaded
-    def fit(self, X, y):
-        """Build triplets and a basis from the labels, then learn the metrics.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training points (or 1-D indices with a ``preprocessor``).
-        y : array-like of shape (n_samples,)
-            Class labels, at least two classes.
-
-        Returns
-        -------
-        self : LocalSCML_Supervised
-        """
-        self._start_fit()
-        return self._fit_triplets(*supervised_problem(self, X, y))

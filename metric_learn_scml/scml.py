@@ -395,8 +395,41 @@ default='triplet_diffs'
         return tags
 
 
+class _FromLabels:
+    """Checks and ``fit`` of the learners that build everything from labels.
+
+    Mixed in before :class:`_BaseSCML` by the supervised global and local
+    learners, which differ only in :meth:`_fit_triplets`.
+    """
+
+    _basis_options = ("lda",)
+
+    def _check_params(self):
+        super()._check_params()
+        check_number(self.k_genuine, "k_genuine", "int", low=1)
+        check_number(self.k_impostor, "k_impostor", "int", low=1)
+
+    @single_threaded
+    def fit(self, X, y):
+        """Build triplets and a basis from the labels, then learn the metric.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points (or 1-D indices with a ``preprocessor``).
+        y : array-like of shape (n_samples,)
+            Class labels, at least two classes.
+
+        Returns
+        -------
+        self
+        """
+        self._start_fit()
+        return self._fit_triplets(*supervised_problem(self, X, y))
+
+
 class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                      _BaseSCML):
+                      _FromLabels, _BaseSCML):
     __doc__ = r"""Sparse Compositional Metric Learning from class labels (SCML-Global).
 
     Builds triplets from the labels (for every point, its ``k_genuine``
@@ -450,8 +483,6 @@ default='lda'
     True
     """
 
-    _basis_options = ("lda",)
-
     def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, verbose=False,
@@ -463,29 +494,6 @@ default='lda'
             max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
             tol=tol, n_iter_no_change=n_iter_no_change, verbose=verbose,
             preprocessor=preprocessor, random_state=random_state)
-
-    def _check_params(self):
-        super()._check_params()
-        check_number(self.k_genuine, "k_genuine", "int", low=1)
-        check_number(self.k_impostor, "k_impostor", "int", low=1)
-
-    @single_threaded
-    def fit(self, X, y):
-        """Build triplets and a basis from the labels, then learn the metric.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training points (or 1-D indices with a ``preprocessor``).
-        y : array-like of shape (n_samples,)
-            Class labels, at least two classes.
-
-        Returns
-        -------
-        self : SCML_Supervised
-        """
-        self._start_fit()
-        return self._fit_triplets(*supervised_problem(self, X, y))
 
 
 def supervised_problem(estimator, X, y):
