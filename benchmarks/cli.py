@@ -245,7 +245,7 @@ def target_table(rows):
             if reference is None or math.isnan(reference["error_mean"]):
                 cells.append("not run")
             else:
-                cells.append("%.1f vs %.1f: %s" % (
+                cells.append("%.2f vs %.2f: %s" % (
                     mine["error_mean"], reference["error_mean"],
                     "met" if mine["error_mean"] <= reference["error_mean"]
                     else "MISSED"))

@@ -167,8 +167,8 @@ def test_target_table_states_ratios_and_verdicts():
     text = "\n".join(cli.target_table(rows))
     assert "8.0x (target 5x: met)" in text
     assert "40.0x (target 50x: MISSED)" in text
-    assert "3.0 vs 3.5: met" in text
-    assert "3.0x (target 5x: MISSED)" in text and "9.0 vs 8.0: MISSED" in text
+    assert "3.00 vs 3.50: met" in text
+    assert "3.0x (target 5x: MISSED)" in text and "9.00 vs 8.00: MISSED" in text
     assert "not run" in text  # no LMNN on letters
     assert cli.target_table([_summary("vehicle", cli.OURS_TUNED, 1, 1)]) == []
 
