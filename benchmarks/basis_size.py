@@ -20,7 +20,7 @@ COLUMNS = ("dataset", "method", "n_basis", "error_mean", "error_se",
            "n_active_mean", "fit_seconds_median", "n_splits")
 N_BASIS = (25, 50, 100, 200, 400, 800, 1600)
 QUICK_N_BASIS = (50, 200, 800)
-FULL_SPLITS = 5
+FULL_SPLITS = 3
 QUICK_SPLITS = 1
 
 

@@ -338,11 +338,18 @@ def git_commit():
 
 
 def run_metadata(command, args, seconds):
+    """What a results file needs to be reproduced: command, commit, versions.
+
+    The commit is the one checked out when the run started (``args.commit``).
+    """
     import metric_learn
     import sklearn
+
+    import metric_learn_scml
     return dict(command="python -m benchmarks " + " ".join(sys.argv[1:]) if
                 sys.argv[1:] else command,
-                wall_seconds=round(seconds, 1), commit=git_commit(),
+                wall_seconds=round(seconds, 1), commit=args.commit,
+                package=str(Path(metric_learn_scml.__file__).parent),
                 finished=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                 python=platform.python_version(),
                 scikit_learn=sklearn.__version__,
@@ -456,6 +463,7 @@ def main(argv=None):
 
 
 def _run_command(args):
+    args.commit = git_commit()
     progress = Progress()
     out = args.out
     if args.command == "report":
