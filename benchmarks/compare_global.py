@@ -321,9 +321,12 @@ METHODS = {
         Method("ml_scml", "metric-learn SCML_Supervised", _run_metric_learn_scml,
                max_splits={"letters": 5, "mfeat_pix": 3, "newsgroups": 3},
                quick=True),
+        # LMNN's cost grows with n**2 * n_features per iteration: 772 s on
+        # one Letters split here, so 20 Newsgroups (1,335 x 200) would take
+        # about half an hour.
         Method("lmnn", "LMNN", _run_lmnn, slow=True,
                max_splits={"vehicle": 2, "vowel": 2, "segment": 1, "letters": 1,
-                           "mfeat_pix": 1, "newsgroups": 1}),
+                           "mfeat_pix": 1, "newsgroups": 0}),
         Method("itml", "ITML", _run_itml, slow=True, quick=True,
                max_splits={"vehicle": 5, "vowel": 1, "segment": 2, "letters": 0,
                            "mfeat_pix": 2, "newsgroups": 0}),
