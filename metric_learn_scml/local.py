@@ -71,7 +71,8 @@ class _LocalSCMLMixin:
         start = np.zeros((self.embedding_dim_ + 1, basis.shape[0]))
         start[-1] = np.sqrt(global_weights)
         pairs, triplet_pairs = pair_index(triplets)
-        differences = SquaredDifferences(X @ basis.T, pairs)
+        # No table here: the solver tabulates the live columns only.
+        differences = SquaredDifferences(X @ basis.T, pairs, max_bytes=0)
         result = forward_backward(
             differences, triplet_pairs, triplets[:, 0], embedding, start,
             beta=self.beta, learning_rate=self.learning_rate,
