@@ -89,6 +89,12 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         check_number(self.n_neighbors, "n_neighbors", "int", low=1)
         X, y = validate_data(self, X, y)
         self.classes_, self._y_index = np.unique(y, return_inverse=True)
+        multitask = hasattr(self.estimator, "for_task")
+        if multitask != (tasks is not None):
+            raise ValueError(
+                "%s is %sa multi-task learner: %s tasks= to fit." % (
+                    type(self.estimator).__name__, "" if multitask else "not ",
+                    "pass" if multitask else "do not pass"))
         self.estimator_ = clone(self.estimator)
         if tasks is None:
             self.estimator_.fit(X, y)

@@ -196,3 +196,7 @@ def test_multitask_model_needs_known_tasks(tasks_data):
         knn.predict(X_test[:2], ["wide", "tall"])
     with pytest.raises(ValueError, match="one entry per sample"):
         knn.predict(X_test[:2], ["wide"])
+    with pytest.raises(ValueError, match="pass tasks="):
+        MetricKNeighborsClassifier(MultiTaskSCML_Supervised()).fit(X, y)
+    with pytest.raises(ValueError, match="not a multi-task"):
+        MetricKNeighborsClassifier(SCML_Supervised()).fit(X, y, tasks)
