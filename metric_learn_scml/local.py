@@ -161,8 +161,7 @@ class _LocalSCMLMixin:
 
         Returns
         -------
-        M : ndarray of shape (n_features, n_features) for one point, \
-(n_samples, n_features, n_features) for several
+        M : ndarray of shape (n_features, n_features) for one point, (n_samples, n_features, n_features) for several
             Symmetric positive semi-definite.
         """
         check_is_fitted(self, "coef_")
@@ -284,7 +283,7 @@ _LOCAL_PARAMETERS = r"""
         ``learning_rate`` divided by their mean absolute entry)."""
 
 _LOCAL_ATTRIBUTES = r"""
-    coef_ : ndarray of shape (embedding_dim_, n_basis)
+    coef_ : ndarray of shape (embedding_dim\_, n_basis)
         :math:`A`.
     intercept_ : ndarray of shape (n_basis,)
         :math:`c`; with ``coef_ = 0`` the model is SCML-Global.
@@ -340,13 +339,11 @@ class LocalSCML(_LocalSCMLMixin, SCML):
         Strength of the group penalty :math:`\beta \sum_k \|(a_k, c_k)\|_2`
         of the local stage and of the :math:`\ell_1` penalty of the global
         stage.
-    basis : {'triplet_diffs'} or array-like of shape (n_basis, n_features), \
-default='triplet_diffs'
+    basis : {'triplet_diffs'} or array-like of shape (n_basis, n_features), default='triplet_diffs'
         As in :class:`SCML`.
     n_basis : int, default=None
         As in :class:`SCML`.""" + _LOCAL_PARAMETERS + r"""
-    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, \
-verbose, preprocessor, random_state
+    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, verbose, preprocessor, random_state
         As in :class:`SCML`; ``max_iter`` to ``n_iter_no_change`` apply to
         both stages.
 
@@ -414,13 +411,11 @@ class LocalSCML_Supervised(_LocalSCMLMixin, _FromLabels, _BaseSCML):
         Strength of the group penalty :math:`\beta \sum_k \|(a_k, c_k)\|_2`
         of the local stage and of the :math:`\ell_1` penalty of the global
         stage.
-    basis : {'lda'} or array-like of shape (n_basis, n_features), \
-default='lda'
+    basis : {'lda'} or array-like of shape (n_basis, n_features), default='lda'
         As in :class:`SCML_Supervised`.
     n_basis : int, default=None
         As in :class:`SCML_Supervised`.""" + _LOCAL_PARAMETERS + r"""
-    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, \
-verbose, preprocessor, random_state
+    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, verbose, preprocessor, random_state
         As in :class:`SCML_Supervised`; ``max_iter`` to
         ``n_iter_no_change`` apply to both stages.
 

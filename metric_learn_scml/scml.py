@@ -267,8 +267,7 @@ _COMMON_PARAMETERS = r"""
         Evaluations in a row without progress that stop the solver.
     verbose : bool, default=False
         Print a progress table (iteration, objective, active elements, time).
-    preprocessor : array-like of shape (n_samples, n_features) or callable, \
-default=None
+    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
         Turns indices into points, as in metric-learn.
     random_state : int, RandomState instance or None, default=None
         Seeds the regions of the basis and the sampling of triplets."""
@@ -306,8 +305,7 @@ class SCML(_BaseSCML, _TripletsClassifierMixin):
 
     Parameters
     ----------
-    basis : {'triplet_diffs'} or array-like of shape (n_basis, n_features), \
-default='triplet_diffs'
+    basis : {'triplet_diffs'} or array-like of shape (n_basis, n_features), default='triplet_diffs'
         ``'triplet_diffs'`` builds locally discriminative elements from the
         triplets themselves: the anchors are divided into regions by
         k-means and, in each, the directions that most stretch
@@ -446,8 +444,7 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Same-class neighbours ("targets") per point.
     k_impostor : int, default=10
         Other-class neighbours ("impostors") per point.
-    basis : {'lda'} or array-like of shape (n_basis, n_features), \
-default='lda'
+    basis : {'lda'} or array-like of shape (n_basis, n_features), default='lda'
         ``'lda'`` is the paper's local discriminative basis: for each
         k-means region centre and each scale ``J`` (10 and 20 points per
         class, 20 and 50 when ``n_features > 50``), the top
