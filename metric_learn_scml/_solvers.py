@@ -88,12 +88,14 @@ def group_soft_threshold(values, threshold, nonnegative=False):
     -------
     ndarray of shape (n_rows, n_groups)
     """
-    shrunk = np.maximum(values, 0.0) if nonnegative else np.array(values)
+    shrunk = np.maximum(values, 0.0) if nonnegative else np.asarray(values)
     # A group of one entry has the absolute value as its norm.
     norms = (np.abs(shrunk[0]) if shrunk.shape[0] == 1
              else np.sqrt(np.einsum("tk,tk->k", shrunk, shrunk)))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scale = np.where(norms > threshold, 1.0 - threshold / norms, 0.0)
+    # max(0, 1 - tau / norm), written so that a zero group needs no
+    # division by zero (the solvers call this at every step).
+    scale = np.maximum(norms - threshold, 0.0) / np.maximum(
+        norms, np.finfo(float).tiny)
     return shrunk * scale
 
 
@@ -554,12 +556,15 @@ verbose, name
     iteration = 0
     while iteration < max_iter:
         block = min(eval_every, max_iter - iteration)
+        # The mini-batches of a whole block are drawn and gathered at once.
+        rows = rng.randint(0, n_triplets, size=(block, batch_size))
+        both = live_differences.rows(triplet_pairs[rows])
+        gaps = both[..., 0, :].astype(float) - both[..., 1, :]
+        anchor_embedding = embedding[anchors[rows]]
         with np.errstate(over="ignore", invalid="ignore"):
-            for rows in rng.randint(0, n_triplets, size=(block, batch_size)):
-                both = live_differences.rows(triplet_pairs[rows])
+            for batch in range(block):
                 _, gradient = local_hinge_gradient(
-                    live, embedding[anchors[rows]],
-                    both[:, 0].astype(float) - both[:, 1])
+                    live, anchor_embedding[batch], gaps[batch])
                 live = group_soft_threshold(live - step * gradient,
                                             step * beta)
         iteration += block
