@@ -41,6 +41,16 @@ from ._triplets import pair_index
 from .scml import SCML, _BaseSCML, _FromLabels, check_number
 
 
+def _no_linear_embedding(estimator):
+    raise AttributeError(
+        "%s learns a different metric at every point, so there is no single "
+        "linear map L with d(x, y) = ||L x - L y|| to transform X with. Use "
+        "pairwise_distances(X, Y) or pair_distance(pairs) for distances, "
+        "get_mahalanobis_matrix(X) for the metric at each point, or "
+        "MetricKNeighborsClassifier for k-NN classification."
+        % type(estimator).__name__)
+
+
 class _LocalSCMLMixin:
     """The local model on top of an SCML learner's triplets and basis.
 
@@ -254,21 +264,15 @@ class _LocalSCMLMixin:
             return distance ** 2 if squared else distance
         return metric_fun
 
-    def transform(self, X):
+    @property
+    def transform(self):
         """Not available: a local metric has no single linear embedding.
 
-        Raises
-        ------
-        NotImplementedError
-            Always.
+        Accessing it raises an ``AttributeError`` that says what to use
+        instead (so ``hasattr(model, "transform")`` is False and
+        scikit-learn does not take the model for a transformer).
         """
-        raise NotImplementedError(
-            "%s learns a different metric at every point, so there is no "
-            "single linear map L with d(x, y) = ||L x - L y|| to transform X "
-            "with. Use pairwise_distances(X, Y) or pair_distance(pairs) for "
-            "distances, get_mahalanobis_matrix(X) for the metric at each "
-            "point, or MetricKNeighborsClassifier for k-NN classification."
-            % type(self).__name__)
+        _no_linear_embedding(self)
 
 
 _LOCAL_PARAMETERS = r"""

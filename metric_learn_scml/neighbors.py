@@ -19,6 +19,7 @@ from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin,
                           clone)
 from sklearn.metrics import accuracy_score
 from sklearn.neighbors import KNeighborsClassifier
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .scml import check_number
@@ -88,6 +89,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         """
         check_number(self.n_neighbors, "n_neighbors", "int", low=1)
         X, y = validate_data(self, X, y)
+        check_classification_targets(y)
         self.classes_, self._y_index = np.unique(y, return_inverse=True)
         multitask = hasattr(self.estimator, "for_task")
         if multitask != (tasks is not None):

@@ -293,8 +293,11 @@ def test_per_point_metrics_are_consistent(iris, iris_model):
 
 
 def test_transform_explains_what_to_use(iris_model, iris):
-    with pytest.raises(NotImplementedError, match="pairwise_distances"):
+    with pytest.raises(AttributeError, match="pairwise_distances"):
         iris_model.transform(iris[0])
+    # Not a transformer to scikit-learn either.
+    assert not hasattr(iris_model, "transform")
+    assert not hasattr(LocalSCML_Supervised(), "transform")
 
 
 def test_triplet_learner_predicts_with_the_anchor_metric():
@@ -387,3 +390,13 @@ def test_bad_data(iris, iris_model):
         iris_model.pair_distance(np.zeros((2, 2, 3)))
     with pytest.raises(NotFittedError):
         LocalSCML_Supervised().local_weights(X)
+
+
+def test_scikit_learn_estimator_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+    results = check_estimator(
+        LocalSCML_Supervised(embedding_dim=5, max_iter=300, output_iter=100,
+                             random_state=0), on_fail=None)
+    failed = [(result["check_name"], result["exception"])
+              for result in results if result["status"] == "failed"]
+    assert not failed

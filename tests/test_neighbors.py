@@ -200,3 +200,12 @@ def test_multitask_model_needs_known_tasks(tasks_data):
         MetricKNeighborsClassifier(MultiTaskSCML_Supervised()).fit(X, y)
     with pytest.raises(ValueError, match="not a multi-task"):
         MetricKNeighborsClassifier(SCML_Supervised()).fit(X, y, tasks)
+
+
+def test_scikit_learn_estimator_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+    results = check_estimator(MetricKNeighborsClassifier(SCML_Supervised(
+        max_iter=300, output_iter=100, random_state=0)), on_fail=None)
+    failed = [(result["check_name"], result["exception"])
+              for result in results if result["status"] == "failed"]
+    assert not failed
