@@ -310,8 +310,11 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
             chosen = triplet_pairs[rows]                        # (T, b, 2)
             gradients = (differences.rows(chosen[..., 0])
                          - differences.rows(chosen[..., 1]))    # (T, b, K)
-            violated = np.einsum("tbk,tk->tb", gradients, weights) > -1.0
-            step = np.einsum("tbk,tb->tk", gradients, violated) / (
+            # Batched matrix products in the table's precision: several
+            # times faster than einsum on mixed float32/float64 operands.
+            violated = (gradients @ weights.astype(gradients.dtype)[:, :, None]
+                        > -1.0).astype(gradients.dtype)          # (T, b, 1)
+            step = (np.swapaxes(violated, 1, 2) @ gradients)[:, 0] / (
                 batch_size * scale)
             mean_gradient += (step - mean_gradient) / iteration
             growth = np.sqrt(iteration) / gamma
