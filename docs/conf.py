@@ -59,8 +59,6 @@ sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
-    # A command-line script (argparse, __file__, no title): run it directly.
-    "ignore_pattern": r"plot_local_metric\.py",
     "download_all_examples": False,
     "write_computation_times": False,
     "remove_config_comments": True,
