@@ -8,13 +8,14 @@ from metric_learn_scml._basis import (RIDGE, default_n_basis,
 from metric_learn_scml._triplets import triplets_from_labels
 
 
-def test_discriminant_directions_solve_the_generalised_eigenproblem():
+@pytest.mark.parametrize("n_rows", [40, 3])   # direct and Woodbury paths
+def test_discriminant_directions_solve_the_generalised_eigenproblem(n_rows):
     rng = np.random.RandomState(0)
     n_features = 5
-    points = rng.randn(3, 40, n_features)
-    within = np.swapaxes(points, 1, 2) @ points
+    rows = rng.randn(3, n_rows, n_features)
+    within = np.swapaxes(rows, 1, 2) @ rows
     between = rng.randn(3, n_features, 3)
-    directions = discriminant_directions(within, between, 2)
+    directions = discriminant_directions(rows, between, 2)
     assert directions.shape == (6, n_features)
     np.testing.assert_allclose(np.linalg.norm(directions, axis=1), 1)
     for region in range(3):
