@@ -93,15 +93,22 @@ class KernelPCAEmbedding:
     def fit(self, X):
         """Fit on training points ``X`` (n_samples, n_features), validated."""
         n_samples = X.shape[0]
-        squared = euclidean_distances(X, squared=True)
+        # Above the dense limit the n x n kernel is held in single precision
+        # for ARPACK: its entries lie in [0, 1], and every pass over it
+        # (exp, centring, the products) moves half the memory.
+        dtype = np.float32 if n_samples > _DENSE_LIMIT else np.float64
+        squared = euclidean_distances(X, squared=True).astype(dtype)
         median = _median_pair_distance(squared)
         self.bandwidth_ = median if median > 0 else 1.0
-        kernel = np.exp(-squared / self.bandwidth_, out=squared)
+        kernel = np.exp(squared * dtype(-1.0 / self.bandwidth_), out=squared)
         self.X_fit_ = X
-        self.kernel_column_means_ = kernel.mean(axis=0)
+        self.kernel_column_means_ = kernel.mean(axis=0, dtype=np.float64)
         self.kernel_mean_ = self.kernel_column_means_.mean()
-        centred = (kernel - self.kernel_column_means_[None, :]
-                   - self.kernel_column_means_[:, None] + self.kernel_mean_)
+        column_means = self.kernel_column_means_.astype(dtype)
+        centred = kernel
+        centred -= column_means[None, :]
+        centred -= column_means[:, None]
+        centred += dtype(self.kernel_mean_)
         n_wanted = min(int(self.n_components), n_samples - 1)
         eigenvalues, eigenvectors = self._top_eigenpairs(centred, n_wanted)
         keep = eigenvalues > _RELATIVE_EIGENVALUE_FLOOR * max(
@@ -122,14 +129,14 @@ class KernelPCAEmbedding:
             return np.empty(0), np.empty((n_samples, 0))
         if n_samples <= _DENSE_LIMIT or n_wanted >= n_samples // 2:
             eigenvalues, eigenvectors = eigh(
-                matrix, subset_by_index=[n_samples - n_wanted, n_samples - 1])
+                matrix.astype(np.float64, copy=False), subset_by_index=[n_samples - n_wanted, n_samples - 1])
         else:
-            # Single precision halves the time of ARPACK's matrix-vector
-            # products; the floor above is far above its rounding.
+            # The matrix is single precision here (see fit): half the time
+            # of ARPACK's matrix-vector products.
             start = check_random_state(self.random_state).uniform(
                 -1, 1, n_samples)
             eigenvalues, eigenvectors = eigsh(
-                matrix.astype(np.float32), k=n_wanted, which="LA",
+                matrix, k=n_wanted, which="LA",
                 v0=start.astype(np.float32), tol=1e-6)
             eigenvalues = eigenvalues.astype(float)
             eigenvectors = eigenvectors.astype(float)
