@@ -263,6 +263,10 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         X, tasks = self._check_predict_input(X, tasks)
         if self.kind_ == "global":
             return self._knn.predict_proba(self.estimator_.transform(X))
+        return self._vote_fractions(X, tasks)
+
+    def _vote_fractions(self, X, tasks):
+        """Class fractions among the neighbours of validated queries."""
         indices = self._neighbours(X, tasks, self.n_neighbors)[1]
         votes = self._y_index[indices]
         proba = np.zeros((X.shape[0], self.classes_.shape[0]))
@@ -286,7 +290,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         if self.kind_ == "global":
             return self.classes_[self._knn.predict(
                 self.estimator_.transform(X))]
-        return self.classes_[np.argmax(self.predict_proba(X, tasks), axis=1)]
+        return self.classes_[np.argmax(self._vote_fractions(X, tasks), axis=1)]
 
     def score(self, X, y, sample_weight=None, tasks=None):
         """Mean accuracy (``tasks`` for multi-task models)."""
