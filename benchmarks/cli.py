@@ -300,6 +300,39 @@ def run_global(args, progress):
     return records, summarise(records)
 
 
+def merge_records(path, records):
+    """Earlier per-fit records in ``path``, updated with this run's ``records``.
+
+    Every (dataset, method) pair this run measured replaces the earlier
+    records of that pair; the others are kept, so one dataset or method can
+    be rerun (or given more splits) without redoing the whole table. Splits
+    are the same in every run (they are seeded), but fit times come from
+    different runs. Records are returned in the order of the datasets and
+    methods of :mod:`benchmarks.compare_global`, then by split.
+    """
+    from .compare_global import DATASETS, METHODS
+    path = Path(path)
+    earlier = []
+    if path.exists():
+        # Empty cells come back as nan; a record without them is as written.
+        earlier = [{key: value for key, value in record.items()
+                    if not (isinstance(value, float) and math.isnan(value))}
+                   for record in read_csv(path)]
+    rerun = {(record["dataset"], record["method"]) for record in records}
+    merged = [record for record in earlier
+              if (record["dataset"], record["method"]) not in rerun] + list(records)
+    datasets = list(DATASETS)
+    methods = [method.name for method in METHODS.values()]
+
+    def position(name, order):
+        return order.index(name) if name in order else len(order)
+
+    merged.sort(key=lambda record: (position(record["dataset"], datasets),
+                                    record["dataset"], record["split"],
+                                    position(record["method"], methods)))
+    return merged
+
+
 def run_delegated(command, args, progress):
     """Call ``benchmarks.<command>.run`` written by the multi-task / local authors."""
     try:
@@ -363,6 +396,9 @@ def run_table(command, args, progress, out):
     start = time.perf_counter()
     if command == "global":
         records, rows = run_global(args, progress)
+        if args.merge and out is not None:
+            records = merge_records(out / "global_splits.csv", records)
+            rows = summarise(records)
     else:
         records, rows = run_delegated(command, args, progress)
     seconds = time.perf_counter() - start
@@ -434,6 +470,10 @@ def parse_args(argv=None):
                         help="folder for the CSV files (default benchmarks/"
                              "results; with --quick nothing is written unless "
                              "given)")
+    parser.add_argument("--merge", action="store_true",
+                        help="global only: keep the earlier fits in --out's "
+                             "global_splits.csv for the datasets and methods "
+                             "this run does not measure, and summarise all")
     parser.add_argument("--jobs", type=_positive_int, default=1,
                         help="worker processes for the global table (slow "
                              "methods get their own; default 1)")

@@ -73,10 +73,12 @@ def test_quick_selects_the_small_configuration():
 def test_full_plan_caps_slow_methods_per_dataset():
     dataset_keys, method_keys, budget = compare_global.plan()
     assert set(dataset_keys) == {"vehicle", "vowel", "segment", "letters",
-                                 "mfeat_pix", "newsgroups"}
+                                 "mfeat_pix", "mnist5k", "newsgroups"}
     assert set(method_keys) == set(compare_global.METHODS)
     assert budget["segment", "ours"] == compare_global.FULL_SPLITS
-    assert budget["letters", "ours"] == compare_global.DATASETS["letters"].max_splits
+    # Every dataset gets the paper's 20 splits for our methods.
+    assert budget["letters", "ours"] == budget["mnist5k", "ours"] == \
+        compare_global.FULL_SPLITS
     assert budget["letters", "lmnn"] == 1
     assert ("letters", "ITML") in compare_global.skipped(budget)
     assert ("letters", "LMNN") not in compare_global.skipped(budget)
@@ -222,6 +224,30 @@ def test_main_prints_tables_progress_and_writes_csv_files(toy_dataset, tmp_path,
     assert all(row["n_splits"] == compare_global.QUICK_SPLITS for row in rows)
     assert len(cli.read_csv(tmp_path / "global_splits.csv")) == 4
     assert (tmp_path / "global_run.json").exists()
+
+
+def test_merge_replaces_rerun_pairs_and_keeps_the_others(toy_dataset, tmp_path, capsys):
+    base = ["global", "--quick", "--datasets", "toy", "--out", str(tmp_path)]
+    assert cli.main(base + ["--methods", "euclidean", "ours_defaults"]) == 0
+    first = cli.read_csv(tmp_path / "global_splits.csv")
+    # Rerun one method on three splits: its records are replaced, the other
+    # method's are kept, and the summary covers both.
+    assert cli.main(base + ["--methods", "ours_defaults", "--splits", "3",
+                            "--merge"]) == 0
+    merged = cli.read_csv(tmp_path / "global_splits.csv")
+    euclidean = [r for r in merged if r["method"] == "Euclidean"]
+    assert [r["error"] for r in euclidean] == [
+        r["error"] for r in first if r["method"] == "Euclidean"]
+    assert sum(r["method"] == cli.OURS_DEFAULTS for r in merged) == 3
+    assert [r["split"] for r in merged] == sorted(r["split"] for r in merged)
+    rows = {row["method"]: row for row in cli.read_csv(tmp_path / "global.csv")}
+    assert rows["Euclidean"]["n_splits"] == compare_global.QUICK_SPLITS
+    assert rows[cli.OURS_DEFAULTS]["n_splits"] == 3
+    assert rows[cli.OURS_DEFAULTS]["n_failed"] == 0
+    # Without --merge the files hold this run only.
+    assert cli.main(base + ["--methods", "ours_defaults"]) == 0
+    assert {r["method"] for r in cli.read_csv(tmp_path / "global.csv")} == {
+        cli.OURS_DEFAULTS}
 
 
 def test_missing_delegated_module_says_so():
