@@ -3,9 +3,9 @@
 Commands
 --------
 global
-    Global metrics on Vehicle, Vowel, Segment, Letters, mfeat-pix (USPS
-    stand-in) and 20 Newsgroups (BBC stand-in): Euclidean, ours, metric-learn
-    SCML_Supervised, LMNN, ITML, NCA, linear and RBF SVM
+    Global metrics on Vehicle, Vowel, Segment, Letters, mfeat-pix and
+    MNIST-5k (USPS stand-ins) and 20 Newsgroups (BBC stand-in): Euclidean,
+    ours, metric-learn SCML_Supervised, LMNN, ITML, NCA, linear and RBF SVM
     (:mod:`benchmarks.compare_global`); then the speed targets on Segment and
     Letters and, in a full run, the peak memory of a Letters fit.
 local, multitask
@@ -345,7 +345,7 @@ def run_delegated(command, args, progress):
             "written (its issue is still open)." % (command, command))
     accepted = inspect.signature(module.run).parameters
     options = dict(quick=args.quick, n_splits=args.splits, datasets=args.datasets,
-                   methods=args.methods, progress=progress)
+                   methods=args.methods, progress=progress, out=args.out)
     kwargs = {name: value for name, value in options.items()
               if name in accepted and (value is not None or name == "quick")}
     rows = [dict(row) for row in module.run(**kwargs)]

@@ -38,6 +38,7 @@ Run ``python -m benchmarks.multitask [--quick] [--splits N]``.
 
 import argparse
 import time
+from pathlib import Path
 import warnings
 
 import numpy as np
@@ -112,15 +113,18 @@ def _tune(fit, score, grid):
     """Fit for each beta; keep the model of lowest validation error.
 
     ``grid`` is increasing, and a tie goes to the larger beta: between
-    equally accurate models, the sparser one.
+    equally accurate models, the sparser one. Returns the chosen model, its
+    fit time and every fit as ``{beta: (model, seconds)}`` (the beta path).
     """
     best = None
+    path = {}
     for beta in grid:
         model, seconds = fit(beta)
+        path[beta] = (model, seconds)
         error = score(model)
         if best is None or error <= best[0]:
             best = (error, model, seconds)
-    return best[1], best[2]
+    return best[1], best[2], path
 
 
 def _scml(beta, seed, n_basis):
@@ -128,7 +132,13 @@ def _scml(beta, seed, n_basis):
 
 
 def _evaluate_split(split, seed, grid, lmnn):
-    """{method: (test error, fit seconds, n_active)} for one split."""
+    """Results of one split.
+
+    Returns ``{method: (test error, fit seconds, n_active)}`` at the chosen
+    betas, and under the key ``"path"`` the same triple for st/u/mt-SCML at
+    every beta of the grid (``{method: {beta: triple}}``; for st-SCML every
+    task at that beta).
+    """
     results = {}
     identity = lambda X, task: X  # noqa: E731
     results["st-Euc"] = (split.task_errors(identity, "test"), 0.0, np.nan)
@@ -136,11 +146,11 @@ def _evaluate_split(split, seed, grid, lmnn):
                         0.0, np.nan)
 
     # st-SCML: each task tuned and fitted alone.
-    models, seconds, n_active = {}, 0.0, 0
+    models, seconds, n_active, paths = {}, 0.0, 0, {}
     for task in split.tasks:
         X, y = split.part("train", task)
         X_val, y_val = split.part("val", task)
-        model, fit_seconds = _tune(
+        model, fit_seconds, paths[task] = _tune(
             lambda beta: _timed_fit(_scml(beta, seed, N_BASIS_PER_TASK), X, y),
             lambda m: _knn_error(m.transform(X), y, m.transform(X_val), y_val),
             grid)
@@ -149,9 +159,16 @@ def _evaluate_split(split, seed, grid, lmnn):
         n_active += model.n_active_basis_
     results["st-SCML"] = (split.task_errors(
         lambda X, task: models[task].transform(X), "test"), seconds, n_active)
+    path = {"st-SCML": {}}
+    for beta in grid:
+        at_beta = {task: paths[task][beta][0] for task in split.tasks}
+        path["st-SCML"][beta] = (
+            split.task_errors(lambda X, task: at_beta[task].transform(X), "test"),
+            sum(paths[task][beta][1] for task in split.tasks),
+            sum(model.n_active_basis_ for model in at_beta.values()))
 
     X_union, y_union = split.part("train")
-    model, seconds = _tune(
+    model, seconds, u_path = _tune(
         lambda beta: _timed_fit(_scml(beta, seed, N_BASIS_PER_TASK),
                                 X_union, y_union),
         lambda m: split.task_errors(lambda X, task: m.transform(X), "val",
@@ -160,8 +177,11 @@ def _evaluate_split(split, seed, grid, lmnn):
     results["u-SCML"] = (split.task_errors(
         lambda X, task: model.transform(X), "test", union_train=True),
         seconds, model.n_active_basis_)
+    path["u-SCML"] = {beta: (split.task_errors(
+        lambda X, task: m.transform(X), "test", union_train=True),
+        fit_seconds, m.n_active_basis_) for beta, (m, fit_seconds) in u_path.items()}
 
-    model, seconds = _tune(
+    model, seconds, mt_path = _tune(
         lambda beta: _timed_fit(
             MultiTaskSCML_Supervised(beta=beta, n_basis=N_BASIS_PER_TASK,
                                      gamma=_scml(beta, seed, None).gamma,
@@ -173,6 +193,10 @@ def _evaluate_split(split, seed, grid, lmnn):
     results["mt-SCML"] = (split.task_errors(
         lambda X, task: model.transform(X, task=task), "test"),
         seconds, model.n_active_basis_)
+    path["mt-SCML"] = {beta: (split.task_errors(
+        lambda X, task: m.transform(X, task=task), "test"),
+        fit_seconds, m.n_active_basis_) for beta, (m, fit_seconds) in mt_path.items()}
+    results["path"] = path
 
     if lmnn:
         from metric_learn import LMNN
@@ -193,8 +217,11 @@ def _evaluate_split(split, seed, grid, lmnn):
     return results
 
 
+PATH_METHODS = ("st-SCML", "u-SCML", "mt-SCML")
+
+
 def run(quick=False, n_splits=None, datasets=("newsgroups", "vowel"),
-        lmnn_on=("vowel",)):
+        lmnn_on=("vowel",), out=None):
     """Run the multi-task benchmark and print its table.
 
     Parameters
@@ -207,6 +234,11 @@ def run(quick=False, n_splits=None, datasets=("newsgroups", "vowel"),
     datasets : tuple of str, default=("newsgroups", "vowel")
     lmnn_on : tuple of str, default=("vowel",)
         Datasets on which st-LMNN and u-LMNN are run.
+    out : path-like, default=None
+        Folder for ``multitask_path.csv``: test error, fit time and active
+        elements of st/u/mt-SCML at every beta of the grid (the trade-off
+        behind the tuned rows; columns as the summary plus ``beta`` and
+        ``fit_ratio_to_st``, mt or u time over st time at that beta).
 
     Returns
     -------
@@ -221,7 +253,7 @@ def run(quick=False, n_splits=None, datasets=("newsgroups", "vowel"),
     if n_splits is None:
         n_splits = 2 if quick else 5
     grid = QUICK_BETA_GRID if quick else BETA_GRID
-    rows = []
+    rows, path_rows = [], []
     for dataset in datasets:
         per_split = []
         for seed in range(n_splits):
@@ -245,8 +277,35 @@ def run(quick=False, n_splits=None, datasets=("newsgroups", "vowel"),
                 fit_seconds_median=float(np.median(seconds)),
                 n_active_mean=float(np.mean(active)),
                 n_splits=n_splits))
+        path_rows += _path_rows(dataset, per_split, grid)
         _print_targets(dataset, per_split)
     print_table(rows)
+    print("\nbeta path (every beta of the grid; tuned rows above pick one)")
+    print_table(path_rows)
+    if out is not None:
+        from .cli import SUMMARY_COLUMNS, write_csv
+        write_csv(Path(out) / "multitask_path.csv", path_rows,
+                  SUMMARY_COLUMNS + ("beta", "fit_ratio_to_st"))
+    return rows
+
+
+def _path_rows(dataset, per_split, grid):
+    """Summary rows of st/u/mt-SCML at every beta (see ``run``'s ``out``)."""
+    rows = []
+    for beta in grid:
+        st_seconds = np.array([r["path"]["st-SCML"][beta][1] for r in per_split])
+        for method in PATH_METHODS:
+            errors, seconds, active = (
+                np.array([r["path"][method][beta][i] for r in per_split])
+                for i in range(3))
+            rows.append(dict(
+                dataset=dataset, method=method, error_mean=100 * errors.mean(),
+                error_se=100 * errors.std(ddof=1) / np.sqrt(len(errors))
+                if len(errors) > 1 else np.nan,
+                fit_seconds_median=float(np.median(seconds)),
+                n_active_mean=float(np.mean(active)), n_splits=len(errors),
+                beta=beta,
+                fit_ratio_to_st=float(np.median(seconds / st_seconds))))
     return rows
 
 
@@ -268,11 +327,12 @@ def _print_targets(dataset, per_split):
 
 
 def print_table(rows):
-    print("%-11s %-8s %16s %10s %10s %6s" % (
+    print("%-11s %-16s %16s %10s %10s %6s" % (
         "dataset", "method", "3-NN error (%)", "fit (s)", "active", "splits"))
     for row in rows:
-        print("%-11s %-8s %8.2f +- %4.2f %10.2f %10s %6d" % (
-            row["dataset"], row["method"], row["error_mean"], row["error_se"],
+        method = row["method"] + (" %g" % row["beta"] if "beta" in row else "")
+        print("%-11s %-16s %8.2f +- %4.2f %10.2f %10s %6d" % (
+            row["dataset"], method, row["error_mean"], row["error_se"],
             row["fit_seconds_median"],
             "-" if np.isnan(row["n_active_mean"])
             else "%.1f" % row["n_active_mean"], row["n_splits"]))
