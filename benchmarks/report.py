@@ -106,6 +106,33 @@ def paper_gaps(rows, method=OURS_TUNED, paper_column="SCML-Global"):
                            "verdict"], lines) if lines else []
 
 
+METRIC_LEARN_METHODS = (METRIC_LEARN_SCML, "LMNN", "ITML", "NCA")
+
+
+def local_grid(local_rows, global_rows):
+    """Markdown: SCML-Global, SCML-Local, metric-learn's best and the paper."""
+    by_key = {(row["dataset"], row["method"]): row for row in local_rows}
+    lines = []
+    for dataset in dict.fromkeys(row["dataset"] for row in local_rows):
+        candidates = [row for row in global_rows if row["dataset"] == dataset
+                      and row["method"] in METRIC_LEARN_METHODS
+                      and not math.isnan(row["error_mean"])]
+        best = min(candidates, key=lambda row: row["error_mean"], default=None)
+        cells = [dataset]
+        for method, column in (("SCML-Global", "SCML-Global"),
+                               ("SCML-Local", "SCML-Local")):
+            row = by_key.get((dataset, method))
+            cell = format_error(row) if row else ""
+            paper = (PAPER_GLOBAL[column][PAPER_COLUMNS.index(PAPER_DATASETS[dataset])]
+                     if dataset in PAPER_DATASETS else None)
+            cells.append(cell + (" (%.1f)" % paper if paper is not None else ""))
+        cells.append("%s: %s [%d]" % (best["method"], format_error(best),
+                                      best["n_splits"]) if best else "")
+        lines.append(cells)
+    return markdown_table(["dataset", "SCML-Global (paper)", "SCML-Local (paper)",
+                           "metric-learn's best"], lines)
+
+
 def plot_global(rows, out):
     """Bar charts of error (with standard errors) and fit time per dataset."""
     import matplotlib
@@ -287,6 +314,13 @@ def write_page(out):
                 lines += ["", "Paper's SCML-Local: %s on Vehicle / Vowel / "
                           "Segment / Letters / USPS / BBC." % " / ".join(
                               "%.1f" % value for value in PAPER_GLOBAL["SCML-Local"])]
+                if global_rows:
+                    lines += ["", "### SCML-Local against the global table", "",
+                              "metric-learn's best: the metric-learn method of "
+                              "lowest mean error on that dataset in the global "
+                              "table (its splits in brackets; the slow ones "
+                              "ran on fewer splits).", ""]
+                    lines += local_grid(rows, global_rows)
     path = _load(out, "multitask_path.csv")
     if path:
         lines += ["", "### Multi-task: every beta of the grid", "",
