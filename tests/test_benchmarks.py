@@ -318,3 +318,34 @@ def test_reduced_datasets_get_unit_rows_and_the_others_the_run_scaling():
     plain = compare_global.Dataset("p", "", None)
     train_part, _, _ = plain.features(X, train, val, test, "minmax")
     assert train_part.min() == 0.0 and train_part.max() == 1.0
+
+
+def test_results_page_sets_local_beside_metric_learns_best(tmp_path):
+    from benchmarks import report
+    cli.write_csv(tmp_path / "global.csv", [
+        _summary("vowel", "LMNN", 7.5, 20.0),
+        _summary("vowel", "NCA", 6.5, 1.0),
+        _summary("vowel", cli.OURS_TUNED, 6.0, 0.3)], cli.SUMMARY_COLUMNS)
+    cli.write_csv(tmp_path / "local.csv", [
+        _summary("vowel", "SCML-Global", 6.0, 0.3),
+        _summary("vowel", "SCML-Local", 4.0, 1.0)], cli.SUMMARY_COLUMNS)
+    page = report.write_page(tmp_path).read_text()
+    # ours beside the paper (10.9 / 6.1); metric-learn's best is NCA, not ours
+    assert "| vowel | 6.0 ± 0.1 (10.9) | 4.0 ± 0.1 (6.1) | NCA: 6.5 ± 0.1 [2] |" in page
+
+
+def test_multitask_path_rows_summarise_every_beta():
+    from benchmarks import multitask
+    def split(st, mt):
+        return {"path": {"st-SCML": {1e-3: (st, 2.0, 100)},
+                         "u-SCML": {1e-3: (0.2, 1.0, 40)},
+                         "mt-SCML": {1e-3: (mt, 3.0, 80)}}}
+    rows = multitask._path_rows("vowel", [split(0.10, 0.08), split(0.12, 0.06)],
+                                (1e-3,))
+    by_method = {row["method"]: row for row in rows}
+    assert set(by_method) == set(multitask.PATH_METHODS)
+    mt = by_method["mt-SCML"]
+    assert mt["beta"] == 1e-3 and mt["n_splits"] == 2
+    assert mt["error_mean"] == pytest.approx(7.0)
+    assert mt["n_active_mean"] == 80 and mt["fit_ratio_to_st"] == pytest.approx(1.5)
+    assert by_method["u-SCML"]["fit_ratio_to_st"] == pytest.approx(0.5)
