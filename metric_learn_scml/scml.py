@@ -170,8 +170,11 @@ class _BaseSCML(MahalanobisMixin):
         so the solver stops on improvements below ``T * tol``.
         """
         n_tasks = len(task_offsets) - 1
-        pairs, triplet_pairs = pair_index(triplets)
-        differences = SquaredDifferences(X @ basis.T, pairs)
+        # Pairs grouped by task: the objective then computes each task's
+        # distances under its own weights only (T times fewer products).
+        pairs, triplet_pairs, pair_offsets = pair_index(triplets, task_offsets)
+        differences = SquaredDifferences(X @ basis.T, pairs,
+                                         pair_offsets=pair_offsets)
         result = rda(differences, triplet_pairs, task_offsets,
                      beta=self.beta, gamma=self.gamma,
                      batch_size=self.batch_size, max_iter=self.max_iter,

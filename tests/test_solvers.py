@@ -100,6 +100,31 @@ def test_objective_matches_brute_force(max_bytes):
     assert loss == pytest.approx(expected - 0.01 * w.sum(), rel=1e-5)
 
 
+@pytest.mark.parametrize("max_bytes", [0, 1 << 30])
+def test_objective_on_task_blocks_matches_brute_force(max_bytes):
+    # Pairs grouped by task (each task's distances on its own block) give
+    # the sum over tasks of each task's brute-force objective.
+    X, basis, triplets = make_problem()
+    task_offsets = [0, 100, len(triplets)]
+    pairs, triplet_pairs, pair_offsets = pair_index(triplets, task_offsets)
+    differences = SquaredDifferences(X @ basis.T, pairs, max_bytes=max_bytes,
+                                     pair_offsets=pair_offsets)
+    W = np.random.RandomState(5).uniform(0, 0.5, size=(2, basis.shape[0]))
+    total, loss = objective(differences, triplet_pairs, task_offsets, W,
+                            beta=0.01)
+    expected_loss = sum(
+        brute_force_objective(X, basis, triplets[lo:hi], W[t], 0.0)
+        for t, (lo, hi) in enumerate(zip(task_offsets[:-1], task_offsets[1:])))
+    assert loss == pytest.approx(expected_loss, rel=1e-5)
+    assert total == pytest.approx(
+        expected_loss + 0.01 * np.linalg.norm(W, axis=0).sum(), rel=1e-5)
+    # the block distances equal those of the whole table
+    np.testing.assert_allclose(
+        differences.distances(W[1], pair_offsets[1], pair_offsets[2])[0],
+        differences.distances(W[1])[0, pair_offsets[1]:pair_offsets[2]],
+        rtol=1e-5)
+
+
 def test_rda_decreases_the_objective_and_keeps_the_best():
     X, basis, triplets = make_problem()
     pairs, triplet_pairs = pair_index(triplets)

@@ -72,6 +72,32 @@ def test_pair_index_reconstructs_triplets():
                                   impostor)
 
 
+def test_pair_index_by_task_groups_each_tasks_distinct_pairs():
+    rng = np.random.RandomState(4)
+    triplets = rng.randint(0, 12, size=(90, 3))   # tasks share points
+    task_offsets = [0, 30, 31, 90]
+    pairs, triplet_pairs, pair_offsets = pair_index(triplets, task_offsets)
+    assert pair_offsets[0] == 0 and pair_offsets[-1] == len(pairs)
+    for t in range(3):
+        own = slice(task_offsets[t], task_offsets[t + 1])
+        lo, hi = pair_offsets[t], pair_offsets[t + 1]
+        # every triplet of the task points into the task's block ...
+        assert np.all((triplet_pairs[own] >= lo) & (triplet_pairs[own] < hi))
+        # ... which holds exactly the task's distinct pairs
+        expected = np.unique(np.sort(np.concatenate(
+            [triplets[own][:, [0, 1]], triplets[own][:, [0, 2]]]), axis=1), axis=0)
+        np.testing.assert_array_equal(pairs[lo:hi], expected)
+    np.testing.assert_array_equal(pairs[triplet_pairs[:, 0]],
+                                  np.sort(triplets[:, [0, 1]], axis=1))
+    np.testing.assert_array_equal(pairs[triplet_pairs[:, 1]],
+                                  np.sort(triplets[:, [0, 2]], axis=1))
+    # one task: the ungrouped index
+    single = pair_index(triplets, [0, len(triplets)])
+    plain = pair_index(triplets)
+    np.testing.assert_array_equal(single[0], plain[0])
+    np.testing.assert_array_equal(single[1], plain[1])
+
+
 def test_points_to_indices_round_trip():
     rng = np.random.RandomState(2)
     X = rng.randn(10, 4)
