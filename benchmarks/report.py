@@ -335,6 +335,21 @@ def write_page(out):
               format_number(row["n_active_mean"], 0),
               format_seconds(row["fit_seconds_median"]),
               "%.2f" % row["fit_ratio_to_st"]] for row in path])
+    timing = _load(out, "multitask_timing.csv")
+    if timing:
+        lines += ["", "### Multi-task: fit time of mt-SCML over the st-SCML fits "
+                  "together (target: at most 2)", "",
+                  "Measured on its own (`python -m benchmarks.multitask "
+                  "--timing`): same beta for both, every fit repeated and its "
+                  "minimum time kept; median and maximum over splits.", ""]
+        lines += markdown_table(
+            ["dataset", "beta", "splits", "st-SCML, all tasks (s)", "mt-SCML (s)",
+             "ratio, median", "ratio, max"],
+            [[row["dataset"], "%g" % row["beta"], row["n_splits"],
+              format_seconds(row["st_seconds_median"]),
+              format_seconds(row["mt_seconds_median"]),
+              "%.2f" % row["ratio_median"], "%.2f" % row["ratio_max"]]
+             for row in timing])
     memory = _load(out, "memory.csv")
     if memory:
         from .memory import table

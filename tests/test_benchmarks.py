@@ -349,3 +349,13 @@ def test_multitask_path_rows_summarise_every_beta():
     assert mt["error_mean"] == pytest.approx(7.0)
     assert mt["n_active_mean"] == 80 and mt["fit_ratio_to_st"] == pytest.approx(1.5)
     assert by_method["u-SCML"]["fit_ratio_to_st"] == pytest.approx(0.5)
+
+
+def test_results_page_shows_the_multitask_timing(tmp_path):
+    from benchmarks import multitask, report
+    cli.write_csv(tmp_path / "multitask_timing.csv", [dict(
+        dataset="vowel", beta=1e-3, n_splits=5, st_seconds_median=0.8,
+        mt_seconds_median=1.2, ratio_median=1.5, ratio_max=2.25)],
+        multitask.TIMING_COLUMNS)
+    page = report.write_page(tmp_path).read_text()
+    assert "| vowel | 0.001 | 5 | 0.80 | 1.20 | 1.50 | 2.25 |" in page
