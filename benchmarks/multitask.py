@@ -44,8 +44,9 @@ Run ``python -m benchmarks multitask`` or ``python -m benchmarks.multitask
 
 import argparse
 import time
-from pathlib import Path
 import warnings
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -115,22 +116,43 @@ def _timed_fit(model, *args):
     return model, time.perf_counter() - start
 
 
+@contextmanager
+def _quiet_fits():
+    """One thread per fit, and no convergence notices between the tables."""
+    with warnings.catch_warnings(), threadpool_limits(limits=1):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        # The top of the beta grid can empty a model; tuning drops it.
+        warnings.filterwarnings("ignore", "All basis weights are zero")
+        yield
+
+
 def _tune(fit, score, grid):
-    """Fit for each beta; keep the model of lowest validation error.
+    """Fit for each beta; pick the one of lowest validation error.
 
     ``grid`` is increasing, and a tie goes to the larger beta: between
-    equally accurate models, the sparser one. Returns the chosen model, its
-    fit time and every fit as ``{beta: (model, seconds)}`` (the beta path).
+    equally accurate models, the sparser one. Returns the chosen beta and
+    every fit as ``{beta: (model, seconds)}`` (the beta path).
     """
     best = None
-    path = {}
+    fits = {}
     for beta in grid:
-        model, seconds = fit(beta)
-        path[beta] = (model, seconds)
-        error = score(model)
+        fits[beta] = fit(beta)
+        error = score(fits[beta][0])
         if best is None or error <= best[0]:
-            best = (error, model, seconds)
-    return best[1], best[2], path
+            best = (error, beta)
+    return best[1], fits
+
+
+def _path(split, fits, embedding, union_train=False):
+    """``{beta: (test error, fit seconds, n_active)}`` of a beta path's fits.
+
+    ``embedding(model)`` returns the ``embed(X, task)`` of
+    :meth:`_Split.task_errors`.
+    """
+    return {beta: (split.task_errors(embedding(model), "test",
+                                     union_train=union_train),
+                   seconds, model.n_active_basis_)
+            for beta, (model, seconds) in fits.items()}
 
 
 def _scml(beta, seed, n_basis):
@@ -156,13 +178,13 @@ def _evaluate_split(split, seed, grid, lmnn):
     for task in split.tasks:
         X, y = split.part("train", task)
         X_val, y_val = split.part("val", task)
-        model, fit_seconds, paths[task] = _tune(
+        beta, paths[task] = _tune(
             lambda beta: _timed_fit(_scml(beta, seed, N_BASIS_PER_TASK), X, y),
             lambda m: _knn_error(m.transform(X), y, m.transform(X_val), y_val),
             grid)
-        models[task] = model
+        models[task], fit_seconds = paths[task][beta]
         seconds += fit_seconds
-        n_active += model.n_active_basis_
+        n_active += models[task].n_active_basis_
     results["st-SCML"] = (split.task_errors(
         lambda X, task: models[task].transform(X), "test"), seconds, n_active)
     path = {"st-SCML": {}}
@@ -173,35 +195,28 @@ def _evaluate_split(split, seed, grid, lmnn):
             sum(paths[task][beta][1] for task in split.tasks),
             sum(model.n_active_basis_ for model in at_beta.values()))
 
+    # u-SCML and mt-SCML: the tuned row is the path's entry at the chosen beta.
     X_union, y_union = split.part("train")
-    model, seconds, u_path = _tune(
+    union = lambda m: lambda X, task: m.transform(X)  # noqa: E731
+    beta, fits = _tune(
         lambda beta: _timed_fit(_scml(beta, seed, N_BASIS_PER_TASK),
                                 X_union, y_union),
-        lambda m: split.task_errors(lambda X, task: m.transform(X), "val",
-                                    union_train=True),
+        lambda m: split.task_errors(union(m), "val", union_train=True),
         grid)
-    results["u-SCML"] = (split.task_errors(
-        lambda X, task: model.transform(X), "test", union_train=True),
-        seconds, model.n_active_basis_)
-    path["u-SCML"] = {beta: (split.task_errors(
-        lambda X, task: m.transform(X), "test", union_train=True),
-        fit_seconds, m.n_active_basis_) for beta, (m, fit_seconds) in u_path.items()}
+    path["u-SCML"] = _path(split, fits, union, union_train=True)
+    results["u-SCML"] = path["u-SCML"][beta]
 
-    model, seconds, mt_path = _tune(
+    per_task = lambda m: lambda X, task: m.transform(X, task=task)  # noqa: E731
+    beta, fits = _tune(
         lambda beta: _timed_fit(
             MultiTaskSCML_Supervised(beta=beta, n_basis=N_BASIS_PER_TASK,
                                      gamma=_scml(beta, seed, None).gamma,
                                      random_state=seed),
             X_union, y_union, split.data["task_train"]),
-        lambda m: split.task_errors(lambda X, task: m.transform(X, task=task),
-                                    "val"),
+        lambda m: split.task_errors(per_task(m), "val"),
         grid)
-    results["mt-SCML"] = (split.task_errors(
-        lambda X, task: model.transform(X, task=task), "test"),
-        seconds, model.n_active_basis_)
-    path["mt-SCML"] = {beta: (split.task_errors(
-        lambda X, task: m.transform(X, task=task), "test"),
-        fit_seconds, m.n_active_basis_) for beta, (m, fit_seconds) in mt_path.items()}
+    path["mt-SCML"] = _path(split, fits, per_task)
+    results["mt-SCML"] = path["mt-SCML"][beta]
     results["path"] = path
 
     if lmnn:
@@ -270,39 +285,35 @@ def run(quick=False, n_splits=None, datasets=("newsgroups", "vowel"),
         per_split = []
         for seed in range(n_splits):
             split = _Split(_load(dataset, seed))
-            with warnings.catch_warnings(), threadpool_limits(limits=1):
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                # The top of the beta grid can empty a model; tuning drops it.
-                warnings.filterwarnings("ignore", "All basis weights are zero")
+            with _quiet_fits():
                 per_split.append(_evaluate_split(split, seed, grid,
                                                  dataset in lmnn_on))
-        for method in METHODS:
-            if method not in per_split[0]:
-                continue
-            errors, seconds, active = (np.array([r[method][i] for r in per_split])
-                                       for i in range(3))
-            rows.append(dict(
-                dataset=dataset, method=method,
-                error_mean=100 * errors.mean(),
-                error_se=100 * errors.std(ddof=1) / np.sqrt(n_splits)
-                if n_splits > 1 else np.nan,
-                fit_seconds_median=float(np.median(seconds)),
-                n_active_mean=float(np.mean(active)),
-                n_splits=n_splits))
+        rows += [_summary(dataset, method, [r[method] for r in per_split])
+                 for method in METHODS if method in per_split[0]]
         path_rows += _path_rows(dataset, per_split, grid)
         _print_targets(dataset, per_split)
     print_table(rows)
     print("\nbeta path (every beta of the grid; tuned rows above pick one)")
     print_table(path_rows)
-    timing_rows = timing(datasets, n_splits=1 if quick else TIMING_SPLITS,
-                         repeats=1 if quick else TIMING_REPEATS)
+    timing(datasets, n_splits=1 if quick else TIMING_SPLITS,
+           repeats=1 if quick else TIMING_REPEATS, out=out)
     if out is not None:
         from .cli import SUMMARY_COLUMNS, write_csv
         write_csv(Path(out) / "multitask_path.csv", path_rows,
                   SUMMARY_COLUMNS + ("beta", "fit_ratio_to_st"))
-        write_csv(Path(out) / "multitask_timing.csv", timing_rows,
-                  TIMING_COLUMNS)
     return rows
+
+
+def _summary(dataset, method, results, **extra):
+    """Summary row of ``(test error, fit seconds, n_active)`` over splits."""
+    errors, seconds, active = (np.array([r[i] for r in results])
+                               for i in range(3))
+    return dict(
+        dataset=dataset, method=method, error_mean=100 * errors.mean(),
+        error_se=100 * errors.std(ddof=1) / np.sqrt(len(errors))
+        if len(errors) > 1 else np.nan,
+        fit_seconds_median=float(np.median(seconds)),
+        n_active_mean=float(np.mean(active)), n_splits=len(errors), **extra)
 
 
 def _path_rows(dataset, per_split, grid):
@@ -311,16 +322,10 @@ def _path_rows(dataset, per_split, grid):
     for beta in grid:
         st_seconds = np.array([r["path"]["st-SCML"][beta][1] for r in per_split])
         for method in PATH_METHODS:
-            errors, seconds, active = (
-                np.array([r["path"][method][beta][i] for r in per_split])
-                for i in range(3))
-            rows.append(dict(
-                dataset=dataset, method=method, error_mean=100 * errors.mean(),
-                error_se=100 * errors.std(ddof=1) / np.sqrt(len(errors))
-                if len(errors) > 1 else np.nan,
-                fit_seconds_median=float(np.median(seconds)),
-                n_active_mean=float(np.mean(active)), n_splits=len(errors),
-                beta=beta,
+            results = [r["path"][method][beta] for r in per_split]
+            seconds = np.array([r[1] for r in results])
+            rows.append(_summary(
+                dataset, method, results, beta=beta,
                 fit_ratio_to_st=float(np.median(seconds / st_seconds))))
     return rows
 
@@ -329,7 +334,7 @@ TIMING_BETAS = (1e-5, 1e-3)
 
 
 def timing(datasets=("newsgroups", "vowel"), n_splits=5, repeats=3,
-           betas=TIMING_BETAS):
+           betas=TIMING_BETAS, out=None):
     """Fit time of mt-SCML over that of the st-SCML models together.
 
     The issue's time target, measured on its own: on each split and at each
@@ -337,6 +342,8 @@ def timing(datasets=("newsgroups", "vowel"), n_splits=5, repeats=3,
     is fitted on every task and mt-SCML on all of them, ``repeats`` times in
     turn; each fit's time is its minimum over the repeats (the usual
     benchmark practice: the least disturbed by other work on the machine).
+    The table is printed, and written to ``out/multitask_timing.csv`` when
+    ``out`` is given.
 
     Returns
     -------
@@ -354,8 +361,7 @@ def timing(datasets=("newsgroups", "vowel"), n_splits=5, repeats=3,
             for beta in betas:
                 st = np.full((repeats, len(split.tasks)), np.inf)
                 mt = np.full(repeats, np.inf)
-                with warnings.catch_warnings(), threadpool_limits(limits=1):
-                    warnings.simplefilter("ignore", ConvergenceWarning)
+                with _quiet_fits():
                     for repeat in range(repeats):
                         for i, task in enumerate(split.tasks):
                             st[repeat, i] = _timed_fit(
@@ -386,6 +392,9 @@ def timing(datasets=("newsgroups", "vowel"), n_splits=5, repeats=3,
             row["dataset"], row["beta"], row["n_splits"],
             row["st_seconds_median"], row["mt_seconds_median"],
             row["ratio_median"], row["ratio_max"]))
+    if out is not None:
+        from .cli import write_csv
+        write_csv(Path(out) / "multitask_timing.csv", rows, TIMING_COLUMNS)
     return rows
 
 
@@ -429,12 +438,8 @@ if __name__ == "__main__":
     parser.add_argument("--out", default=None)
     arguments = parser.parse_args()
     if arguments.timing:
-        rows = timing(tuple(arguments.datasets),
-                      n_splits=arguments.splits or TIMING_SPLITS)
-        if arguments.out is not None:
-            from .cli import write_csv
-            write_csv(Path(arguments.out) / "multitask_timing.csv", rows,
-                      TIMING_COLUMNS)
+        timing(tuple(arguments.datasets),
+               n_splits=arguments.splits or TIMING_SPLITS, out=arguments.out)
     else:
         run(quick=arguments.quick, n_splits=arguments.splits,
             datasets=tuple(arguments.datasets), out=arguments.out)
