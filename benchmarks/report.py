@@ -40,11 +40,16 @@ PAPER_COUNTERPART = {
 TARGET_GAP = 1.5
 
 
-def _paper(method, dataset):
-    column = PAPER_COUNTERPART.get(method)
-    if column is None or dataset not in PAPER_DATASETS:
+def _paper_value(column, dataset):
+    """The paper's number in row ``column`` of PAPER_GLOBAL for ``dataset``."""
+    if dataset not in PAPER_DATASETS:
         return None
     return PAPER_GLOBAL[column][PAPER_COLUMNS.index(PAPER_DATASETS[dataset])]
+
+
+def _paper(method, dataset):
+    column = PAPER_COUNTERPART.get(method)
+    return None if column is None else _paper_value(column, dataset)
 
 
 def _load(out, name):
@@ -119,12 +124,10 @@ def local_grid(local_rows, global_rows):
                       and not math.isnan(row["error_mean"])]
         best = min(candidates, key=lambda row: row["error_mean"], default=None)
         cells = [dataset]
-        for method, column in (("SCML-Global", "SCML-Global"),
-                               ("SCML-Local", "SCML-Local")):
+        for method in ("SCML-Global", "SCML-Local"):
             row = by_key.get((dataset, method))
             cell = format_error(row) if row else ""
-            paper = (PAPER_GLOBAL[column][PAPER_COLUMNS.index(PAPER_DATASETS[dataset])]
-                     if dataset in PAPER_DATASETS else None)
+            paper = _paper_value(method, dataset)
             cells.append(cell + (" (%.1f)" % paper if paper is not None else ""))
         cells.append("%s: %s [%d]" % (best["method"], format_error(best),
                                       best["n_splits"]) if best else "")

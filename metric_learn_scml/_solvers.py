@@ -194,18 +194,14 @@ def objective(differences, triplet_pairs, task_offsets, weights, beta):
         Its loss term (sum over tasks of the mean hinge).
     """
     offsets = differences.pair_offsets
-    if offsets is None:
-        distances = differences.distances(weights)
     loss = 0.0
     for task in range(weights.shape[0]):
-        own = triplet_pairs[task_offsets[task]:task_offsets[task + 1]]
-        if offsets is None:
-            task_distances = distances[task]
-        else:
-            # The task's pairs are one block: distances under its own row.
-            task_distances = differences.distances(
-                weights[task], offsets[task], offsets[task + 1])[0]
-            own = own - offsets[task]
+        # Pairs grouped by task: the task's block, under its own row of W;
+        # otherwise every pair.
+        start, stop = ((0, None) if offsets is None
+                       else (offsets[task], offsets[task + 1]))
+        task_distances = differences.distances(weights[task], start, stop)[0]
+        own = triplet_pairs[task_offsets[task]:task_offsets[task + 1]] - start
         margins = 1.0 + task_distances[own[:, 0]] - task_distances[own[:, 1]]
         loss += np.maximum(margins, 0).mean()
     return loss + beta * np.linalg.norm(weights, axis=0).sum(), loss
