@@ -121,7 +121,42 @@ def region_centres(X, n_regions, random_state):
     return kmeans.cluster_centers_
 
 
+# Two unit rows are one basis element when |b . c| exceeds this: then
+# b b^T = c c^T up to rounding. Regions whose neighbourhoods coincide (every
+# region of a scale at least as large as every class takes the whole class)
+# give identical FDA directions.
+DUPLICATE_COSINE = 1.0 - 1e-9
+
+# Rows of the |B B^T| block computed at a time by distinct_elements (1 MiB).
+_GRAM_BLOCK_BYTES = 2 ** 20
+
+
+def distinct_elements(basis):
+    r"""The unit rows of ``basis`` less repeats of an earlier row's element.
+
+    Row :math:`c` is dropped when an earlier row :math:`b` has
+    :math:`|b^T c| >` ``DUPLICATE_COSINE``, that is when
+    :math:`c c^T = b b^T` up to rounding (the sign of a row is free). A
+    repeated element adds nothing the first copy cannot express, but the
+    solvers would give every copy the same weight: the copies would count
+    as many active elements and move the metric that many times faster
+    along one direction. Order is kept; the Gram matrix is formed in blocks
+    of 1 MiB.
+    """
+    n_rows = basis.shape[0]
+    keep = np.ones(n_rows, dtype=bool)
+    block = max(1, _GRAM_BLOCK_BYTES // (8 * max(n_rows, 1)))
+    for start in range(0, n_rows, block):
+        stop = min(start + block, n_rows)
+        cosines = np.abs(basis[start:stop] @ basis[:stop].T)
+        earlier = np.arange(stop)[None, :] < np.arange(start, stop)[:, None]
+        keep[start:stop] = ~((cosines > DUPLICATE_COSINE) & earlier).any(axis=1)
+    return basis[keep]
+
+
 def _trim(basis, n_basis):
+    """The first ``n_basis`` distinct elements of ``basis``."""
+    basis = distinct_elements(basis)
     return basis[:n_basis] if basis.shape[0] > n_basis else basis
 
 
@@ -142,7 +177,10 @@ def lda_basis(X, y, n_basis, random_state=None):
         At least two classes.
     n_basis : int
         Number of rows wanted. Fewer come out when the data has fewer
-        distinct points than the regions this needs.
+        distinct points than the regions this needs, or when regions give
+        the same element (kept once, see :func:`distinct_elements`): at a
+        scale ``J`` no smaller than every class, every region takes every
+        point.
     random_state : int, RandomState instance or None
 
     Returns

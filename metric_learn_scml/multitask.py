@@ -32,7 +32,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
-from ._basis import lda_basis, triplet_basis
+from ._basis import distinct_elements, lda_basis, triplet_basis
 from ._solvers import components_from_weights
 from ._triplets import triplets_from_labels, triplets_to_indices
 from .scml import (_COMMON_PARAMETERS, _BaseSCML, check_number,
@@ -249,12 +249,16 @@ class _BaseMultiTaskSCML(_BaseSCML):
         return self.pair_distance(pairs, task=task)
 
     def _basis_per_task(self, n_features, build):
-        """``basis`` as an array, or ``build(task_index, n_basis)`` stacked."""
+        """``basis`` as an array, or the union of ``build(task_index, n_basis)``.
+
+        The union is a set: an element that two task bases share (tasks
+        drawn from the same points) appears once.
+        """
         if not isinstance(self.basis, str):
             return self._user_basis(n_features)
         n_basis = self._n_basis(n_features)
-        return np.concatenate([build(task, n_basis)
-                               for task in range(self.tasks_.shape[0])])
+        return distinct_elements(np.concatenate(
+            [build(task, n_basis) for task in range(self.tasks_.shape[0])]))
 
 
 def _replace_parameter(doc, name, text):
@@ -293,7 +297,8 @@ _MULTITASK_ATTRIBUTES = """
         Learned non-negative weights :math:`W`.
     basis_ : ndarray of shape (n_basis, n_features)
         The unit-norm basis rows :math:`b_k` (task bases stacked in the
-        order of ``tasks_``).
+        order of ``tasks_``, an element repeated in a later task's basis
+        kept once).
     active_basis_ : ndarray of int
         Indices of the basis elements used by at least one task (the
         shared active set).

@@ -2,9 +2,11 @@ import numpy as np
 import pytest
 from scipy.linalg import eigh
 
+import metric_learn_scml._basis as basis_module
 from metric_learn_scml._basis import (RIDGE, default_n_basis,
                                       discriminant_directions,
-                                      lda_basis, triplet_basis)
+                                      distinct_elements, lda_basis,
+                                      triplet_basis)
 from metric_learn_scml._triplets import triplets_from_labels
 
 
@@ -61,6 +63,51 @@ def test_lda_basis_with_duplicate_points_has_no_nan():
     y = np.repeat([0, 1, 0], 5)
     basis = lda_basis(X, y, n_basis=10, random_state=0)
     assert basis.shape[0] > 0 and np.all(np.isfinite(basis))
+
+
+@pytest.mark.parametrize("block_bytes", [2 ** 20, 64])  # one block, many
+def test_distinct_elements_drops_repeats_up_to_sign(monkeypatch, block_bytes):
+    monkeypatch.setattr(basis_module, "_GRAM_BLOCK_BYTES", block_bytes)
+    rng = np.random.RandomState(0)
+    rows = rng.randn(6, 4)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    near = rows[1] + 1e-3 * rng.randn(4)        # close, but another element
+    near /= np.linalg.norm(near)
+    basis = np.vstack([rows, -rows[2], rows[0] * (1 + 1e-13), near, rows[4]])
+    kept = distinct_elements(basis)
+    np.testing.assert_array_equal(kept, np.vstack([rows, near]))
+    # and the outer products of what is dropped are those of a kept row
+    outer = np.einsum("ki,kj->kij", basis, basis)
+    for dropped in (6, 7, 9):
+        assert min(np.abs(outer[dropped] - outer[k]).max()
+                   for k in range(6)) < 1e-12
+
+
+def test_lda_basis_has_no_repeated_element_when_classes_are_small():
+    # 11 classes of 12 points: at the scales 10 and 20 points per class the
+    # larger takes every point in every region, and those regions all give
+    # the same directions. Each must appear once.
+    rng = np.random.RandomState(4)
+    X = rng.randn(132, 10)
+    y = np.repeat(np.arange(11), 12)
+    basis = lda_basis(X, y, n_basis=400, random_state=0)
+    cosines = np.abs(basis @ basis.T)
+    np.fill_diagonal(cosines, 0)
+    assert cosines.max() < 1 - 1e-6
+    # 20 regions at the smaller scale (up to 10 directions each) and one
+    # set of at most 10 directions at the larger
+    assert 100 < basis.shape[0] <= 210
+
+
+def test_triplet_basis_has_no_repeated_element():
+    rng = np.random.RandomState(5)
+    X = rng.randn(40, 6)
+    y = rng.randint(0, 3, 40)
+    triplets = triplets_from_labels(X, y, 2, 3)    # fewer than a region's 200
+    basis = triplet_basis(X, triplets, n_basis=200, random_state=0)
+    cosines = np.abs(basis @ basis.T)
+    np.fill_diagonal(cosines, 0)
+    assert cosines.max() < 1 - 1e-6
 
 
 def test_lda_basis_is_reproducible():

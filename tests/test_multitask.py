@@ -374,6 +374,22 @@ def test_input_is_not_modified():
         np.testing.assert_array_equal(original, copy)
 
 
+def test_union_basis_holds_an_element_of_several_tasks_once():
+    # Two tasks on the same 24 points, 3 classes of 8: every region of
+    # either task takes every point, so both task bases are the same two
+    # FDA directions, and the union must hold them once, as one task would.
+    rng = np.random.RandomState(0)
+    X = rng.randn(24, 4)
+    y = np.repeat([0, 1, 2], 8)
+    X[:, 0] += 2.0 * y
+    mt = MultiTaskSCML_Supervised(**FAST).fit(
+        np.vstack([X, X]), np.concatenate([y, y]), np.repeat([0, 1], 24))
+    single = SCML_Supervised(**FAST).fit(X, y)
+    assert mt.basis_.shape == single.basis_.shape == (2, 4)
+    np.testing.assert_allclose(np.abs(np.sum(mt.basis_ * single.basis_, 1)),
+                               1.0, atol=1e-9)
+
+
 def test_user_basis_is_shared_by_all_tasks(fitted):
     _, X, y, tasks = fitted
     basis = np.eye(6) * 2.0
