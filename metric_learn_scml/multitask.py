@@ -274,9 +274,10 @@ _MULTITASK_PARAMETERS = _replace_parameter(_replace_parameter(_replace_parameter
         basis elements, and an element is dropped for all tasks at once.
 """), "n_basis", """    n_basis : int, default=None
         Number of basis elements to generate *per task* (ignored for an
-        array ``basis``); the basis is the union of the task bases. ``None``
-        uses ``clip(20 * n_features, 400, 1000)`` per task (the paper used
-        400 per task).
+        array ``basis``); the basis is the union of the task bases, each
+        element kept once (see :class:`SCML_Supervised`). ``None`` uses
+        ``clip(20 * n_features, 400, 1000)`` per task (the paper used 400
+        per task).
 """), "batch_size", """    batch_size : int, default=32
         Triplets drawn from every task at each iteration.
 """)

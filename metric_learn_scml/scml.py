@@ -247,7 +247,8 @@ _COMMON_PARAMETERS = r"""
         Number of basis elements to generate (ignored for an array
         ``basis``). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
         paper's sizes. Fewer are produced when the data cannot give that
-        many distinct regions.
+        many distinct regions or regions repeat an element (each element
+        is kept once).
     gamma : float, default=1.0
         RDA step parameter :math:`\gamma` (> 0): the iterate is
         :math:`w_{t+1} = \max(0, -(\sqrt{t}/\gamma)(\bar g_t + \beta))`,
