@@ -195,7 +195,10 @@ class _BaseSCML(MahalanobisMixin):
         if not result.weights.any():
             warnings.warn(
                 "All basis weights are zero, so every distance is 0: beta=%g "
-                "is too large for this data; decrease it." % self.beta,
+                "is too large for this data; decrease it, or standardise the "
+                "features (the hinge loss has a unit margin, so the useful "
+                "beta shrinks with the square of the data's scale)."
+                % self.beta,
                 UserWarning)
         return result.weights
 
@@ -242,7 +245,8 @@ _COMMON_PARAMETERS = r"""
         Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
         Larger values keep fewer basis elements. The hinge loss has a unit
         margin, so the useful range depends on the scale of the data: the
-        default suits standardised features.
+        default suits standardised features, and data scaled by ``s`` give
+        the same metric with ``beta * s**2``.
     n_basis : int, default=None
         Number of basis elements to generate (ignored for an array
         ``basis``). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the

@@ -284,6 +284,26 @@ def test_too_large_beta_warns_and_gives_the_zero_metric(wine):
     assert np.all(scml.transform(X_train) == 0)
 
 
+def test_features_at_a_tiny_scale_warn_with_the_fix(wine):
+    # The unit hinge margin makes beta scale with the squared distances:
+    # wine in units 10^4 times too large empties the default model, and
+    # the warning says how to fix it.
+    X_train, _, y_train, _ = wine
+    with pytest.warns(UserWarning, match="standardise the features"):
+        scml = SCML_Supervised(random_state=0).fit(X_train * 1e-4, y_train)
+    assert scml.n_active_basis_ == 0
+    # With beta scaled by the square of the scale it is the same model:
+    # the same elements and the same distances (gamma is in units of the
+    # triplet vectors, the basis and triplets do not see the scale).
+    reference = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    scaled = SCML_Supervised(beta=1e-5 * 1e-8, random_state=0).fit(
+        X_train * 1e-4, y_train)
+    assert scaled.n_active_basis_ == reference.n_active_basis_ > 0
+    pairs = np.stack([X_train[:20], X_train[20:40]], axis=1)
+    np.testing.assert_allclose(scaled.pair_distance(pairs * 1e-4),
+                               reference.pair_distance(pairs), rtol=1e-6)
+
+
 def test_non_convergence_warns(wine):
     from sklearn.exceptions import ConvergenceWarning
     X_train, _, y_train, _ = wine
