@@ -359,3 +359,70 @@ def test_results_page_shows_the_multitask_timing(tmp_path):
         multitask.TIMING_COLUMNS)
     page = report.write_page(tmp_path).read_text()
     assert "| vowel | 0.001 | 5 | 0.80 | 1.20 | 1.50 | 2.25 |" in page
+
+
+# --------------------------------------------------------------------------
+# The cone diagnostic (benchmarks/cone.py)
+# --------------------------------------------------------------------------
+
+
+def test_cone_projection_recovers_a_metric_of_the_cone_and_not_one_outside():
+    from benchmarks.cone import cone_projection
+    rng = np.random.RandomState(0)
+    basis = rng.randn(12, 4)
+    basis /= np.linalg.norm(basis, axis=1, keepdims=True)
+    weights = np.where(rng.rand(12) < 0.5, rng.rand(12), 0.0)
+    inside = np.einsum("k,ki,kj->ij", weights, basis, basis)
+    found, residual = cone_projection(inside, basis)
+    assert residual < 1e-8 and np.all(found >= 0)
+    np.testing.assert_allclose(np.einsum("k,ki,kj->ij", found, basis, basis),
+                               inside, atol=1e-8)
+    # a rank-one matrix along a direction no element is near
+    outside = np.outer([1.0, -1.0, 1.0, -1.0], [1.0, -1.0, 1.0, -1.0])
+    assert cone_projection(outside, basis[:3])[1] > 0.1
+
+
+def test_cone_diagnostic_rows_on_toy_data(toy_dataset):
+    from benchmarks.cone import diagnose
+    from metric_learn_scml import SCML_Supervised
+    X, labels = toy_dataset.load()
+    y = np.unique(labels, return_inverse=True)[1]
+    # The reference is our own model: it lies in the cone of its basis.
+    rows = diagnose(X[:100], y[:100], X[100:], y[100:], random_state=0,
+                    reference=lambda X, y: SCML_Supervised(random_state=0)
+                    .fit(X, y))
+    by_name = {row["metric"]: row for row in rows}
+    assert list(by_name) == ["Euclidean", "ours", "ours, full-batch optimum",
+                             "LMNN", "LMNN in the cone"]
+    assert by_name["LMNN in the cone"]["cone_residual"] < 1e-6
+    assert by_name["LMNN"]["error"] == by_name["ours"]["error"]
+    assert by_name["LMNN in the cone"]["error"] == by_name["ours"]["error"]
+    # the full-batch optimum of the same objective is no worse on it
+    assert (by_name["ours, full-batch optimum"]["hinge_best_scale"]
+            <= by_name["ours"]["hinge_best_scale"] + 1e-3)
+    for row in rows:
+        assert 0 <= row["violated"] <= 1 and row["hinge_best_scale"] >= 0
+
+
+def test_full_batch_weights_do_not_increase_the_objective():
+    from benchmarks.cone import full_batch_weights
+    from metric_learn_scml import SCML_Supervised
+    from metric_learn_scml._triplets import triplets_from_labels
+    X, y = make_classification(n_samples=120, n_features=6, n_informative=4,
+                               n_redundant=0, n_classes=3, random_state=1)
+    model = SCML_Supervised(n_basis=60, random_state=0).fit(X, y)
+    triplets = triplets_from_labels(X, y, 3, 10)
+    projected = X @ model.basis_.T
+
+    def objective(weights):
+        gaps = ((projected[triplets[:, 0]] - projected[triplets[:, 1]]) ** 2
+                - (projected[triplets[:, 0]] - projected[triplets[:, 2]]) ** 2
+                ) @ weights
+        return np.maximum(0, 1 + gaps).mean() + model.beta * weights.sum()
+
+    start = model.weights_.astype(float)
+    weights, value = full_batch_weights(X, triplets, model.basis_, model.beta,
+                                        start)
+    assert np.all(weights >= 0)
+    assert value == pytest.approx(objective(weights))
+    assert value <= objective(start) + 1e-12
