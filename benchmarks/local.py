@@ -22,7 +22,9 @@ Besides the table, :func:`pairwise_seconds` times ``pairwise_distances`` of
 1,000 Letters queries against 3,000 training points.
 
 Run it through ``python -m benchmarks local``, or
-``python -m benchmarks.local [--quick] [--splits N]``.
+``python -m benchmarks.local [--quick] [--splits N] [--datasets ...]``; the
+default datasets are the paper's four UCI sets, and
+:data:`EXTRA_DATASET_KEYS` (the digit and text stand-ins) run on request.
 """
 
 import argparse
