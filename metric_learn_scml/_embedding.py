@@ -55,6 +55,30 @@ def _median_pair_distance(squared):
     return float(np.sqrt(np.maximum(values, 0)).mean())
 
 
+# Entries of the float64 block of distances computed at a time (16 MiB).
+_DISTANCE_BLOCK_ELEMENTS = 1 << 21
+
+
+def _squared_distances(X, dtype):
+    """All squared Euclidean distances of ``X`` as ``dtype``, zero diagonal.
+
+    Built in blocks of rows of 16 MiB (float64) so that a float32 result
+    needs no full-size float64 temporary: 20,000 points peak at 1.6 GB
+    for the matrix instead of 4.8 GB.
+    """
+    n_samples = X.shape[0]
+    squared = np.empty((n_samples, n_samples), dtype=dtype)
+    norms = np.einsum("ij,ij->i", X, X)[None, :]
+    block = max(1, _DISTANCE_BLOCK_ELEMENTS // max(1, n_samples))
+    for start in range(0, n_samples, block):
+        stop = min(start + block, n_samples)
+        squared[start:stop] = euclidean_distances(
+            X[start:stop], X, Y_norm_squared=norms, squared=True)
+        rows = np.arange(start, stop)
+        squared[rows, rows] = 0.0
+    return squared
+
+
 class KernelPCAEmbedding:
     r"""Centred RBF kernel PCA with the median-distance bandwidth.
 
@@ -97,7 +121,7 @@ class KernelPCAEmbedding:
         # for ARPACK: its entries lie in [0, 1], and every pass over it
         # (exp, centring, the products) moves half the memory.
         dtype = np.float32 if n_samples > _DENSE_LIMIT else np.float64
-        squared = euclidean_distances(X, squared=True).astype(dtype)
+        squared = _squared_distances(X, dtype)
         median = _median_pair_distance(squared)
         self.bandwidth_ = median if median > 0 else 1.0
         kernel = np.exp(squared * dtype(-1.0 / self.bandwidth_), out=squared)

@@ -17,7 +17,8 @@ from sklearn.preprocessing import StandardScaler
 
 from metric_learn_scml import (LocalSCML, LocalSCML_Supervised,
                                MetricKNeighborsClassifier, SCML_Supervised)
-from metric_learn_scml._embedding import KernelPCAEmbedding
+import metric_learn_scml._embedding as embedding_module
+from metric_learn_scml._embedding import KernelPCAEmbedding, _squared_distances
 from metric_learn_scml._solvers import (SquaredDifferences,
                                         group_soft_threshold,
                                         local_hinge_gradient, local_objective,
@@ -95,6 +96,20 @@ def test_embedding_arpack_path_matches_dense():
                                atol=1e-5 * scale)
     np.testing.assert_allclose(embedding.transform(X[:50]) * signs, exact,
                                atol=1e-5 * scale)
+
+
+@pytest.mark.parametrize("block_elements", [1 << 21, 50])  # one block, many
+def test_squared_distances_in_blocks(monkeypatch, block_elements):
+    monkeypatch.setattr(embedding_module, "_DISTANCE_BLOCK_ELEMENTS",
+                        block_elements)
+    X = np.random.RandomState(2).randn(37, 4)
+    expected = euclidean_distances(X, squared=True)
+    found = _squared_distances(X, np.float64)
+    assert found.dtype == np.float64 and np.all(np.diag(found) == 0)
+    np.testing.assert_allclose(found, expected, atol=1e-12)
+    single = _squared_distances(X, np.float32)
+    assert single.dtype == np.float32
+    np.testing.assert_allclose(single, expected, rtol=1e-6, atol=1e-6)
 
 
 def test_embedding_with_fewer_samples_than_components():
