@@ -1,7 +1,11 @@
 """Peak memory of our SCML_Supervised fit on Letters (3,000 points, K = 1,000).
 
-Issue 2's target: under 1 GiB. Each measurement runs in a fresh Python
-process (``python -m benchmarks.memory N_BASIS``), which reports its maximum
+Issue 2's target: under 1 GiB. A full run also measures how SCML-Local
+grows with the training set (:data:`LOCAL_N_TRAIN` Letters points, default
+parameters): its kernel PCA holds an ``n x n`` kernel, so its memory is
+quadratic in ``n`` (no target; the user guide quotes these figures).
+Each measurement runs in a fresh Python
+process (``python -m benchmarks.memory N_BASIS [N_TRAIN [local]]``), which reports its maximum
 resident set size after
 loading the data and again after the fit (Linux's ``VmHWM``, else
 ``resource.getrusage(RUSAGE_SELF).ru_maxrss``): the first is the
@@ -19,7 +23,12 @@ COLUMNS = ("dataset", "method", "n_basis", "n_train", "rss_before_fit_mib",
            "peak_rss_mib", "fit_increase_mib", "fit_seconds", "n_active")
 QUICK_N_BASIS = (1000,)
 N_BASIS = (1000,)
+# Training sizes of the SCML-Local measurement (Letters has 20,000 points;
+# 2,000 stay out for the split's validation and test parts).
+LOCAL_N_TRAIN = (3000, 10000, 18000)
 GIB = 1024.0
+GLOBAL_METHOD = "SCML_Supervised (ours)"
+LOCAL_METHOD = "LocalSCML_Supervised (ours)"
 
 
 def _max_rss_mib():
@@ -40,11 +49,15 @@ def _max_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale
 
 
-def measure_here(n_basis, n_train=3000):
-    """Fit ours on a Letters training split in this process; report memory."""
+def measure_here(n_basis, n_train=3000, local=False):
+    """Fit ours on a Letters training split in this process; report memory.
+
+    ``local``: fit :class:`LocalSCML_Supervised` (``n_basis=None`` for its
+    default) instead of :class:`SCML_Supervised`.
+    """
     from threadpoolctl import threadpool_limits
 
-    from metric_learn_scml import SCML_Supervised
+    from metric_learn_scml import LocalSCML_Supervised, SCML_Supervised
 
     from .compare_global import DATASETS, DEFAULT_PREPROCESSING, PREPROCESSINGS
     from .datasets import paper_splits
@@ -54,22 +67,28 @@ def measure_here(n_basis, n_train=3000):
     (X_train,) = PREPROCESSINGS[DEFAULT_PREPROCESSING](X[train])
     before = _max_rss_mib()
     start = time.perf_counter()
+    learner = LocalSCML_Supervised if local else SCML_Supervised
     with threadpool_limits(limits=1):
-        model = SCML_Supervised(n_basis=n_basis, random_state=0).fit(X_train, y[train])
+        model = learner(n_basis=n_basis, random_state=0).fit(X_train, y[train])
     seconds = time.perf_counter() - start
     peak = _max_rss_mib()
-    return dict(dataset="letters", method="SCML_Supervised (ours)", n_basis=n_basis,
+    return dict(dataset="letters", method=LOCAL_METHOD if local else GLOBAL_METHOD,
+                n_basis=model.basis_.shape[0],
                 n_train=n_train, rss_before_fit_mib=before, peak_rss_mib=peak,
                 fit_increase_mib=peak - before, fit_seconds=seconds,
                 n_active=model.n_active_basis_)
 
 
 def run(quick=False):
-    """Measure each basis size of :data:`N_BASIS` in its own process."""
+    """Each basis size of :data:`N_BASIS` (and, unless ``quick``, each
+    SCML-Local training size of :data:`LOCAL_N_TRAIN`) in its own process."""
     rows = []
-    for n_basis in (QUICK_N_BASIS if quick else N_BASIS):
+    jobs = [[str(n_basis)] for n_basis in (QUICK_N_BASIS if quick else N_BASIS)]
+    if not quick:
+        jobs += [["0", str(n_train), "local"] for n_train in LOCAL_N_TRAIN]
+    for job in jobs:
         completed = subprocess.run(
-            [sys.executable, "-m", "benchmarks.memory", str(n_basis)],
+            [sys.executable, "-m", "benchmarks.memory"] + job,
             capture_output=True, text=True)
         if completed.returncode != 0:
             raise RuntimeError("memory measurement failed:\n" + completed.stderr[-2000:])
@@ -83,7 +102,8 @@ def table(rows):
     lines = [[row["dataset"], row["method"], row["n_basis"], row["n_train"],
               "%.0f" % row["rss_before_fit_mib"], "%.0f" % row["peak_rss_mib"],
               "%.0f" % row["fit_increase_mib"], "%.1f" % row["fit_seconds"],
-              "met" if row["peak_rss_mib"] < GIB else "MISSED"]
+              ("met" if row["peak_rss_mib"] < GIB else "MISSED")
+              if row["method"] == GLOBAL_METHOD else "-"]
              for row in rows]
     return markdown_table(["dataset", "method", "n_basis", "train points",
                            "RSS before fit (MiB)", "peak RSS (MiB)",
@@ -92,4 +112,9 @@ def table(rows):
 
 
 if __name__ == "__main__":
-    print(json.dumps(measure_here(int(sys.argv[1]))))
+    # N_BASIS [N_TRAIN [local]]; N_BASIS 0 means the learner's default.
+    arguments = sys.argv[1:]
+    print(json.dumps(measure_here(
+        int(arguments[0]) or None,
+        n_train=int(arguments[1]) if len(arguments) > 1 else 3000,
+        local=len(arguments) > 2 and arguments[2] == "local")))

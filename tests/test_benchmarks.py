@@ -426,3 +426,16 @@ def test_full_batch_weights_do_not_increase_the_objective():
     assert np.all(weights >= 0)
     assert value == pytest.approx(objective(weights))
     assert value <= objective(start) + 1e-12
+
+
+def test_memory_table_judges_only_the_global_fit_against_1_gib():
+    from benchmarks import memory
+    base = dict(dataset="letters", n_basis=400, n_train=3000,
+                rss_before_fit_mib=140.0, fit_increase_mib=0.0,
+                fit_seconds=1.0, n_active=10)
+    rows = [dict(base, method=memory.GLOBAL_METHOD, peak_rss_mib=360.0),
+            dict(base, method=memory.GLOBAL_METHOD, peak_rss_mib=2048.0),
+            dict(base, method=memory.LOCAL_METHOD, peak_rss_mib=2644.0)]
+    verdicts = [line.rstrip(" |").rsplit("| ", 1)[-1]
+                for line in memory.table(rows)[2:]]
+    assert verdicts == ["met", "MISSED", "-"]
