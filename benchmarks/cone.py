@@ -33,6 +33,9 @@ import warnings
 import numpy as np
 from scipy.optimize import minimize, nnls
 
+from metric_learn_scml._solvers import SquaredDifferences
+from metric_learn_scml._triplets import pair_index
+
 from .compare_global import (DATASETS, DEFAULT_PREPROCESSING, RANDOM_STATE,
                              datasets_splits, knn_error)
 
@@ -41,17 +44,24 @@ COLUMNS = ("dataset", "metric", "error", "violated", "hinge_best_scale",
            "cone_residual", "n_active")
 
 
-def _pair_distances(X, pairs, components):
-    """Squared distances of ``pairs`` (n, 2) of rows of X under ``L``."""
-    projected = X @ components.T
-    return np.sum((projected[pairs[:, 0]] - projected[pairs[:, 1]]) ** 2, 1)
+def _pair_table(X, triplets, components):
+    """``(SquaredDifferences, triplet_pairs)`` of the triplets under ``L``.
+
+    The rows are the squared differences of ``X @ L.T`` for the distinct
+    pairs (computed in double precision, ``max_bytes=0``): the solvers'
+    triplet vectors when ``L`` is the basis, and with unit weights the
+    squared distances of a metric ``M = L^T L``.
+    """
+    pairs, triplet_pairs = pair_index(triplets)
+    return (SquaredDifferences(X @ components.T, pairs, max_bytes=0),
+            triplet_pairs)
 
 
 def triplet_scores(X, triplets, components):
     """Violated fraction and best-scale mean hinge of a metric on triplets."""
-    near = _pair_distances(X, triplets[:, [0, 1]], components)
-    far = _pair_distances(X, triplets[:, [0, 2]], components)
-    gaps = near - far
+    differences, triplet_pairs = _pair_table(X, triplets, components)
+    distances = differences.distances(np.ones(components.shape[0]))[0]
+    gaps = distances[triplet_pairs[:, 0]] - distances[triplet_pairs[:, 1]]
     hinge = min(np.maximum(0.0, 1.0 + scale * gaps).mean() for scale in SCALES)
     return float(np.mean(gaps >= 0)), float(hinge)
 
@@ -65,9 +75,9 @@ def full_batch_weights(X, triplets, basis, beta, start):
     linear; L-BFGS-B with its subgradient stops where the projected
     gradient vanishes.
     """
-    projected = X @ basis.T
-    vectors = (np.square(projected[triplets[:, 0]] - projected[triplets[:, 1]])
-               - np.square(projected[triplets[:, 0]] - projected[triplets[:, 2]]))
+    differences, triplet_pairs = _pair_table(X, triplets, basis)
+    vectors = (differences.rows(triplet_pairs[:, 0])
+               - differences.rows(triplet_pairs[:, 1]))
 
     def value_and_gradient(weights):
         margins = 1.0 + vectors @ weights
