@@ -35,6 +35,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.neighbors import NearestNeighbors
 
+from ._solvers import _chunk_rows
 from ._triplets import distinct_rows
 
 # Relative ridge added to the within-region scatter: small enough to leave a
@@ -127,10 +128,6 @@ def region_centres(X, n_regions, random_state):
 # give identical FDA directions.
 DUPLICATE_COSINE = 1.0 - 1e-9
 
-# Rows of the |B B^T| block computed at a time by distinct_elements (1 MiB).
-_GRAM_BLOCK_BYTES = 2 ** 20
-
-
 def distinct_elements(basis):
     r"""The unit rows of ``basis`` less repeats of an earlier row's element.
 
@@ -140,12 +137,12 @@ def distinct_elements(basis):
     repeated element adds nothing the first copy cannot express, but the
     solvers would give every copy the same weight: the copies would count
     as many active elements and move the metric that many times faster
-    along one direction. Order is kept; the Gram matrix is formed in blocks
-    of 1 MiB.
+    along one direction. Order is kept; the Gram matrix is formed in the
+    solvers' blocks of rows (:func:`_solvers._chunk_rows`).
     """
     n_rows = basis.shape[0]
     keep = np.ones(n_rows, dtype=bool)
-    block = max(1, _GRAM_BLOCK_BYTES // (8 * max(n_rows, 1)))
+    block = _chunk_rows(n_rows)
     for start in range(0, n_rows, block):
         stop = min(start + block, n_rows)
         cosines = np.abs(basis[start:stop] @ basis[:stop].T)

@@ -67,7 +67,11 @@ _CHUNK_BYTES = 1 << 20
 
 
 def _chunk_rows(n_features):
-    """Pairs per block of :data:`_CHUNK_BYTES` (float64 differences)."""
+    """Rows of ``n_features`` float64 values per block of :data:`_CHUNK_BYTES`.
+
+    (Pairs of squared differences here; rows of a Gram matrix in
+    ``_basis.distinct_elements``.) At least 16.
+    """
     return max(16, _CHUNK_BYTES // (8 * max(n_features, 1)))
 
 

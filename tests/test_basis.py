@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy.linalg import eigh
 
-import metric_learn_scml._basis as basis_module
+import metric_learn_scml._solvers as solvers_module
 from metric_learn_scml._basis import (RIDGE, default_n_basis,
                                       discriminant_directions,
                                       distinct_elements, lda_basis,
@@ -67,20 +67,21 @@ def test_lda_basis_with_duplicate_points_has_no_nan():
 
 @pytest.mark.parametrize("block_bytes", [2 ** 20, 64])  # one block, many
 def test_distinct_elements_drops_repeats_up_to_sign(monkeypatch, block_bytes):
-    monkeypatch.setattr(basis_module, "_GRAM_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(solvers_module, "_CHUNK_BYTES", block_bytes)
     rng = np.random.RandomState(0)
-    rows = rng.randn(6, 4)
+    # 20 elements, then their repeats past the first block of 16 rows
+    rows = rng.randn(20, 4)
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
     near = rows[1] + 1e-3 * rng.randn(4)        # close, but another element
     near /= np.linalg.norm(near)
-    basis = np.vstack([rows, -rows[2], rows[0] * (1 + 1e-13), near, rows[4]])
+    basis = np.vstack([rows, -rows[2], rows[0] * (1 + 1e-13), near, rows[18]])
     kept = distinct_elements(basis)
     np.testing.assert_array_equal(kept, np.vstack([rows, near]))
     # and the outer products of what is dropped are those of a kept row
     outer = np.einsum("ki,kj->kij", basis, basis)
-    for dropped in (6, 7, 9):
+    for dropped in (20, 21, 23):
         assert min(np.abs(outer[dropped] - outer[k]).max()
-                   for k in range(6)) < 1e-12
+                   for k in range(20)) < 1e-12
 
 
 def test_lda_basis_has_no_repeated_element_when_classes_are_small():
