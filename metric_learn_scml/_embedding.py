@@ -153,7 +153,8 @@ class KernelPCAEmbedding:
             return np.empty(0), np.empty((n_samples, 0))
         if n_samples <= _DENSE_LIMIT or n_wanted >= n_samples // 2:
             eigenvalues, eigenvectors = eigh(
-                matrix.astype(np.float64, copy=False), subset_by_index=[n_samples - n_wanted, n_samples - 1])
+                matrix.astype(np.float64, copy=False),
+                subset_by_index=[n_samples - n_wanted, n_samples - 1])
         else:
             # The matrix is single precision here (see fit): half the time
             # of ARPACK's matrix-vector products.
