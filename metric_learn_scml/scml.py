@@ -168,7 +168,18 @@ class _BaseSCML(MahalanobisMixin):
         did not converge or kept no element. ``tol`` is per task: the
         objective is a sum of one mean hinge per task (``T`` at ``W = 0``),
         so the solver stops on improvements below ``T * tol``.
+
+        Raises a ``ValueError`` when the basis is empty: then no direction
+        separates any two training points and every learnable distance is 0
+        (like scikit-learn's ``VarianceThreshold`` when no feature is left).
         """
+        if basis.shape[0] == 0:
+            raise ValueError(
+                "%s found no basis element: no direction separates any two "
+                "training points, because every feature is constant on the "
+                "training data (or every triplet's points coincide), so every "
+                "learnable distance is 0. fit needs training points that "
+                "differ in at least one feature." % type(self).__name__)
         n_tasks = len(task_offsets) - 1
         # Pairs grouped by task: the objective then computes each task's
         # distances under its own weights only (T times fewer products).

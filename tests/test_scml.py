@@ -12,7 +12,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler, normalize
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from metric_learn_scml import SCML, SCML_Supervised
+from metric_learn_scml import (LocalSCML_Supervised, MultiTaskSCML_Supervised,
+                               SCML, SCML_Supervised)
 from metric_learn_scml._triplets import triplets_from_labels
 
 
@@ -274,6 +275,23 @@ def test_bad_data_raise_clear_errors(wine, wine_triplets):
     scml = SCML_Supervised(random_state=0, max_iter=300).fit(X_train, y_train)
     with pytest.raises(ValueError, match="expecting 13 features"):
         scml.transform(X_train[:, :5])
+
+
+@pytest.mark.parametrize("make_fit", [
+    lambda X, y: SCML_Supervised().fit(np.ones_like(X), y),
+    lambda X, y: SCML().fit(np.stack([X, X, X], axis=1)),
+    lambda X, y: MultiTaskSCML_Supervised().fit(
+        np.ones_like(X), y, np.arange(len(y)) % 2),
+    lambda X, y: LocalSCML_Supervised().fit(np.ones_like(X), y),
+], ids=["supervised", "triplets", "multitask", "local"])
+def test_data_without_any_separating_direction_raises(wine, make_fit):
+    # Constant features (or triplets whose three points coincide) leave the
+    # basis empty: a clear error, not numpy warnings and a zero metric.
+    X_train, _, y_train, _ = wine
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="no basis element.*constant"):
+            make_fit(X_train, y_train)
 
 
 def test_too_large_beta_warns_and_gives_the_zero_metric(wine):
