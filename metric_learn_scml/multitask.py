@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._basis import distinct_elements, lda_basis, triplet_basis
 from ._solvers import components_from_weights
 from ._triplets import triplets_from_labels, triplets_to_indices
-from .scml import (_COMMON_PARAMETERS, _BaseSCML, check_number,
+from .scml import (_COMMON_PARAMETERS, _BaseSCML, check_number, check_scale,
                    single_threaded, validate_supervised)
 
 
@@ -548,6 +548,7 @@ default='triplet_diffs'
         triplets = self._check_triplets(triplets)
         codes = self._encode_tasks(tasks, triplets.shape[0], "triplet")
         indices, X = triplets_to_indices(triplets)
+        check_scale(self, X)
         self.n_features_in_ = X.shape[1]
         order = np.argsort(codes, kind="stable")
         indices, codes = indices[order], codes[order]
@@ -582,8 +583,12 @@ default='triplet_diffs'
         return scores
 
     def predict(self, triplets, tasks):
-        """+1 where ``b`` is closer to ``a`` than ``c`` is (task metric), else -1."""
-        return np.sign(self.decision_function(triplets, tasks))
+        """+1 where ``b`` is closer to ``a`` than ``c`` is (task metric), else -1.
+
+        Ties give -1, and the labels are integers, as metric-learn's (and
+        :class:`SCML`'s) ``predict``.
+        """
+        return 2 * (self.decision_function(triplets, tasks) > 0) - 1
 
     def score(self, triplets, tasks):
         """Fraction of triplets whose ordering the task metrics respect."""

@@ -23,6 +23,7 @@ from metric_learn._util import check_input
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_random_state
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
@@ -394,6 +395,7 @@ class SCML(_BaseSCML, _TripletsClassifierMixin):
                                preprocessor=self.preprocessor_, estimator=self,
                                tuple_size=3, dtype=np.float64)
         indices, X = triplets_to_indices(triplets)
+        check_scale(self, X)
         self.n_features_in_ = X.shape[1]
         if isinstance(self.basis, str):
             basis = triplet_basis(X, indices, self._n_basis(X.shape[1]),
@@ -535,13 +537,40 @@ def supervised_problem(estimator, X, y):
     return X, triplets, basis
 
 
+# Largest feature magnitude accepted. Squared differences of projections
+# onto unit basis rows are at most 4 * D * max|x|^2 and are tabulated in
+# float32, whose range ends at 3.4e38: 1e15 leaves room for D up to 1e7.
+# Beyond it they overflow (a 1e150-scaled iris gave inf and an empty model,
+# 1e200 a LinAlgError from the basis' eigensolver).
+MAX_ABS_VALUE = 1e15
+
+
+def check_scale(estimator, X):
+    """Raise a ``ValueError`` naming the fix when ``X`` is too large to use.
+
+    SCML is equivariant to the scale of the data (``X * s`` with ``beta *
+    s**2`` is the same model), so rescaling loses nothing.
+    """
+    largest = np.abs(X).max(initial=0.0)
+    if largest > MAX_ABS_VALUE:
+        raise ValueError(
+            "%s got features up to %.3g in absolute value: at that scale the "
+            "squared distances it computes overflow. Standardise the features "
+            "(e.g. with sklearn.preprocessing.StandardScaler) or divide them "
+            "by a constant; SCML learns the same metric up to scale (with "
+            "beta scaled by the square of the factor)." % (
+                type(estimator).__name__, largest))
+    return X
+
+
 def validate_supervised(estimator, X, y):
     """Check ``(X, y)`` for a supervised learner; set ``n_features_in_``.
 
     Points go through scikit-learn's ``validate_data`` (finite, 2-D, at
-    least two samples, converted to float64); with a ``preprocessor``,
-    metric-learn's ``check_input`` first turns indices into points. Labels
-    must be a 1-D array of at least two classes.
+    least two samples, converted to float64) and :func:`check_scale`; with
+    a ``preprocessor``, metric-learn's ``check_input`` first turns indices
+    into points. Labels must be class labels (``type_of_target`` binary or
+    multiclass, not continuous values) of at least two classes.
     """
     if estimator.preprocessor_ is None:
         X, y = validate_data(estimator, X, y, dtype=np.float64,
@@ -552,6 +581,15 @@ def validate_supervised(estimator, X, y):
                            estimator=estimator, dtype=np.float64,
                            ensure_min_samples=2)
         estimator.n_features_in_ = X.shape[1]
+    kind = type_of_target(y, input_name="y")
+    if kind not in ("binary", "multiclass"):
+        raise ValueError(
+            "Unknown label type %r for y: %s builds its triplets from "
+            "classes, so y must hold class labels. Bin a continuous target "
+            "first (e.g. "
+            "with sklearn.preprocessing.KBinsDiscretizer), or give SCML "
+            "triplets directly." % (kind, type(estimator).__name__))
+    check_scale(estimator, X)
     if np.unique(y).shape[0] < 2:
         raise ValueError(
             "y has a single class (%r): %s needs at least two classes to "

@@ -248,8 +248,13 @@ def test_weak_multitask_learns_each_task_ordering():
     model = MultiTaskSCML(preprocessor=X, **FAST).fit(triplets, triplet_tasks)
     assert model.score(triplets, triplet_tasks) > 0.9
     scores = model.decision_function(triplets, triplet_tasks)
-    np.testing.assert_array_equal(model.predict(triplets, triplet_tasks),
-                                  np.sign(scores))
+    predictions = model.predict(triplets, triplet_tasks)
+    np.testing.assert_array_equal(predictions, np.where(scores > 0, 1, -1))
+    assert predictions.dtype.kind == "i"
+    # A tie (a triplet whose two other points coincide) is -1, never 0, as
+    # in metric-learn and SCML.
+    tie = np.array([[0, 1, 1]])
+    assert model.predict(tie, ["a"]).tolist() == [-1]
     # Swapping the tasks must hurt: each task's metric is its own.
     swapped = np.where(triplet_tasks == "a", "b", "a")
     assert model.score(triplets, swapped) < model.score(triplets, triplet_tasks)

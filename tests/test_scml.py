@@ -294,6 +294,32 @@ def test_data_without_any_separating_direction_raises(wine, make_fit):
             make_fit(X_train, y_train)
 
 
+def test_features_too_large_to_square_raise_with_the_fix(wine, wine_triplets):
+    # Squared distances of features near 1e150 overflow (1e200 gave a
+    # LinAlgError from inside numpy); 1e14 still fits with the same metric.
+    X_train, _, y_train, _ = wine
+    train, _ = wine_triplets
+    for fit in (lambda s: SCML_Supervised().fit(X_train * s, y_train),
+                lambda s: SCML().fit(train * s),
+                lambda s: MultiTaskSCML_Supervised().fit(
+                    X_train * s, y_train, np.arange(len(y_train)) % 2)):
+        with pytest.raises(ValueError, match="StandardScaler"):
+            fit(1e150)
+    scaled = SCML_Supervised(beta=1e-5 * 1e28, random_state=0).fit(
+        X_train * 1e14, y_train)
+    reference = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    assert scaled.n_active_basis_ == reference.n_active_basis_
+    np.testing.assert_allclose(scaled.transform(X_train * 1e14),
+                               reference.transform(X_train), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_continuous_labels_raise_with_the_fix(wine):
+    X_train, _, _, _ = wine
+    with pytest.raises(ValueError, match="continuous.*class labels.*KBinsDiscretizer"):
+        SCML_Supervised().fit(X_train, X_train[:, 0])
+
+
 def test_too_large_beta_warns_and_gives_the_zero_metric(wine):
     X_train, _, y_train, _ = wine
     with pytest.warns(UserWarning, match="beta=.* too large"):
