@@ -41,7 +41,8 @@ repeated and its minimum time kept, so that other work on the machine does
 not decide the verdict as it can for single timed fits of the table.
 
 Run ``python -m benchmarks multitask`` or ``python -m benchmarks.multitask
-[--quick] [--splits N] [--timing] [--out DIR]``.
+[--quick] [--splits N] [--datasets NAME ...] [--betas B ...] [--lmnn-on
+NAME ...] [--no-timing] [--timing] [--out DIR]``.
 """
 
 import argparse
@@ -249,7 +250,7 @@ TIMING_COLUMNS = ("dataset", "beta", "n_splits", "st_seconds_median",
 
 
 def run(quick=False, n_splits=None, datasets=("newsgroups", "vowel"),
-        lmnn_on=("vowel",), out=None):
+        lmnn_on=("vowel",), out=None, betas=None, with_timing=True):
     """Run the multi-task benchmark and print its table.
 
     Parameters
@@ -262,6 +263,11 @@ def run(quick=False, n_splits=None, datasets=("newsgroups", "vowel"),
     datasets : tuple of str, default=("newsgroups", "vowel")
     lmnn_on : tuple of str, default=("vowel",)
         Datasets on which st-LMNN and u-LMNN are run.
+    betas : sequence of float, default=None
+        The beta grid, increasing (None: ``BETA_GRID``, or
+        ``QUICK_BETA_GRID`` when ``quick``).
+    with_timing : bool, default=True
+        Run :func:`timing` after the table.
     out : path-like, default=None
         Folder for ``multitask_timing.csv`` (see :func:`timing`, run on
         ``TIMING_SPLITS`` splits after the table) and ``multitask_path.csv``: test error, fit time and active
@@ -281,7 +287,8 @@ def run(quick=False, n_splits=None, datasets=("newsgroups", "vowel"),
                          "and/or 'vowel'." % sorted(unknown))
     if n_splits is None:
         n_splits = 2 if quick else 5
-    grid = QUICK_BETA_GRID if quick else BETA_GRID
+    grid = (tuple(sorted(betas)) if betas is not None
+            else QUICK_BETA_GRID if quick else BETA_GRID)
     rows, path_rows = [], []
     for dataset in datasets:
         per_split = []
@@ -297,8 +304,9 @@ def run(quick=False, n_splits=None, datasets=("newsgroups", "vowel"),
     print_table(rows)
     print("\nbeta path (every beta of the grid; tuned rows above pick one)")
     print_table(path_rows)
-    timing(datasets, n_splits=1 if quick else TIMING_SPLITS,
-           repeats=1 if quick else TIMING_REPEATS, out=out)
+    if with_timing:
+        timing(datasets, n_splits=1 if quick else TIMING_SPLITS,
+               repeats=1 if quick else TIMING_REPEATS, out=out)
     if out is not None:
         from .cli import SUMMARY_COLUMNS, write_csv
         write_csv(Path(out) / "multitask_path.csv", path_rows,
@@ -437,6 +445,13 @@ if __name__ == "__main__":
                         default=["newsgroups", "vowel"])
     parser.add_argument("--timing", action="store_true",
                         help="only the mt / st fit-time comparison")
+    parser.add_argument("--betas", type=float, nargs="+", default=None,
+                        help="beta grid (default: %s)" % " ".join(
+                            "%g" % beta for beta in BETA_GRID))
+    parser.add_argument("--lmnn-on", nargs="*", default=["vowel"],
+                        help="datasets with st/u-LMNN (none: no LMNN)")
+    parser.add_argument("--no-timing", action="store_true",
+                        help="skip the fit-time comparison after the table")
     parser.add_argument("--out", default=None)
     arguments = parser.parse_args()
     if arguments.timing:
@@ -444,4 +459,6 @@ if __name__ == "__main__":
                n_splits=arguments.splits or TIMING_SPLITS, out=arguments.out)
     else:
         run(quick=arguments.quick, n_splits=arguments.splits,
-            datasets=tuple(arguments.datasets), out=arguments.out)
+            datasets=tuple(arguments.datasets), out=arguments.out,
+            lmnn_on=tuple(arguments.lmnn_on), betas=arguments.betas,
+            with_timing=not arguments.no_timing)

@@ -351,6 +351,33 @@ def test_multitask_path_rows_summarise_every_beta():
     assert by_method["u-SCML"]["fit_ratio_to_st"] == pytest.approx(0.5)
 
 
+def test_multitask_run_uses_the_given_beta_grid(monkeypatch, tmp_path):
+    from benchmarks import multitask
+
+    def toy_tasks(dataset, seed):
+        X, y = make_classification(n_samples=240, n_features=5,
+                                   n_informative=3, n_redundant=0,
+                                   n_classes=3, random_state=seed)
+        tasks = np.arange(240) % 2
+        parts = np.arange(240) % 5       # 3/5 train, 1/5 val, 1/5 test
+        data = {}
+        for name, rows in (("train", parts < 3), ("val", parts == 3),
+                           ("test", parts == 4)):
+            data["X_" + name], data["y_" + name] = X[rows], y[rows]
+            data["task_" + name] = tasks[rows]
+        return data
+
+    monkeypatch.setattr(multitask, "_load", toy_tasks)
+    monkeypatch.setattr(multitask, "timing", lambda *args, **kwargs:
+                        pytest.fail("timing ran although with_timing=False"))
+    rows = multitask.run(n_splits=1, datasets=("vowel",), lmnn_on=(),
+                         betas=(1e-3, 1e-5), with_timing=False, out=tmp_path)
+    assert {row["method"] for row in rows} == {
+        "st-Euc", "st-SCML", "u-Euc", "u-SCML", "mt-SCML"}
+    path = cli.read_csv(tmp_path / "multitask_path.csv")
+    assert sorted({float(row["beta"]) for row in path}) == [1e-5, 1e-3]
+
+
 def test_results_page_shows_the_multitask_timing(tmp_path):
     from benchmarks import multitask, report
     cli.write_csv(tmp_path / "multitask_timing.csv", [dict(
@@ -439,3 +466,37 @@ def test_memory_table_judges_only_the_global_fit_against_1_gib():
     verdicts = [line.rstrip(" |").rsplit("| ", 1)[-1]
                 for line in memory.table(rows)[2:]]
     assert verdicts == ["met", "MISSED", "-"]
+
+
+# --------------------------------------------------------------------------
+# The exact-optimum diagnostic (benchmarks/exact.py; needs cvxpy)
+# --------------------------------------------------------------------------
+
+
+def test_exact_optimum_solves_the_solvers_objective_and_beats_rda():
+    pytest.importorskip("cvxpy")
+    from benchmarks.exact import (exact_optimum, n_active, recorded_problems,
+                                  triplet_matrices)
+    from metric_learn_scml import MultiTaskSCML_Supervised
+    from metric_learn_scml._solvers import objective
+    X, y = make_classification(n_samples=120, n_features=4, n_informative=3,
+                               n_redundant=0, n_classes=3, random_state=2)
+    tasks = np.arange(120) % 2
+    beta = 1e-3
+    with recorded_problems() as problems:
+        model = MultiTaskSCML_Supervised(beta=beta, n_basis=40,
+                                         random_state=0).fit(X, y, tasks)
+    assert len(problems) == 1
+    differences, triplet_pairs, offsets = problems[0]
+    matrices = triplet_matrices(differences, triplet_pairs, offsets)
+    assert [m.shape[0] for m in matrices] == list(np.diff(offsets))
+    weights, value = exact_optimum(matrices, beta)
+    assert weights.shape == model.weights_.shape and np.all(weights >= 0)
+    # The conic program is the package's objective (a sign slip in g or in
+    # the margin would not give the same value) ...
+    assert value == pytest.approx(objective(differences, triplet_pairs,
+                                            offsets, weights, beta)[0],
+                                  rel=1e-5)
+    # ... and its optimum is no worse than the RDA solution.
+    assert value <= model.objective_ + 1e-6
+    assert 0 < n_active(weights) <= weights.shape[1]
