@@ -551,7 +551,8 @@ def check_scale(estimator, X):
     SCML is equivariant to the scale of the data (``X * s`` with ``beta *
     s**2`` is the same model), so rescaling loses nothing.
     """
-    largest = np.abs(X).max(initial=0.0)
+    # max and -min: no |X| temporary as large as the data.
+    largest = max(X.max(initial=0.0), -X.min(initial=0.0))
     if largest > MAX_ABS_VALUE:
         raise ValueError(
             "%s got features up to %.3g in absolute value: at that scale the "
