@@ -100,6 +100,28 @@ def test_objective_matches_brute_force(max_bytes):
     assert loss == pytest.approx(expected - 0.01 * w.sum(), rel=1e-5)
 
 
+@pytest.mark.parametrize("n_zero", [0, 3, 8, 12])
+def test_distances_without_a_table_with_sparse_weights(n_zero):
+    # Without a table, sparse weights are computed on their weighted
+    # columns only. With 12 columns and n_zero zeros per row (different in
+    # the two rows): dense (0, and 3 whose union is near-dense), compact
+    # (8) and all zero (12). The distances are those of the full table.
+    X, basis, triplets = make_problem()
+    pairs, _ = pair_index(triplets)
+    on_the_fly = SquaredDifferences(X @ basis.T, pairs, max_bytes=0)
+    tabulated = SquaredDifferences(X @ basis.T, pairs)
+    assert on_the_fly.table is None and tabulated.table is not None
+    rng = np.random.RandomState(n_zero)
+    W = rng.uniform(0, 0.5, size=(2, basis.shape[0]))
+    W[0, rng.permutation(basis.shape[0])[:n_zero]] = 0.0
+    W[1, rng.permutation(basis.shape[0])[:n_zero]] = 0.0
+    expected = np.einsum("pk,tk->tp", tabulated.table.astype(float), W)
+    np.testing.assert_allclose(on_the_fly.distances(W), expected, rtol=1e-5)
+    np.testing.assert_allclose(on_the_fly.distances(W, 7, 30),
+                               expected[:, 7:30], rtol=1e-5)
+    assert np.all(on_the_fly.distances(np.zeros_like(W)) == 0)
+
+
 @pytest.mark.parametrize("max_bytes", [0, 1 << 30])
 def test_objective_on_task_blocks_matches_brute_force(max_bytes):
     # Pairs grouped by task (each task's distances on its own block) give
