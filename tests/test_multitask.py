@@ -395,6 +395,39 @@ def test_union_basis_holds_an_element_of_several_tasks_once():
                                1.0, atol=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_default_union_keeps_the_budget_of_four_task_bases(monkeypatch):
+    # With n_basis=None, up to four tasks get a full basis each (K = 400
+    # for 4 features); eight tasks share the budget of four: 200 each.
+    from metric_learn_scml import multitask
+    asked = []
+    real = multitask.lda_basis
+
+    def recording(X, y, n_basis, **kwargs):
+        asked.append(n_basis)
+        return real(X, y, n_basis, **kwargs)
+
+    monkeypatch.setattr(multitask, "lda_basis", recording)
+    rng = np.random.RandomState(0)
+    # Every task holds both classes, twice each (points 4t .. 4t + 3).
+    X, y = rng.randn(400, 4), np.tile([0, 0, 1, 1], 100)
+    for n_tasks, expected in ((4, 400), (8, 200)):
+        asked.clear()
+        MultiTaskSCML_Supervised(max_iter=1, random_state=0).fit(
+            X, y, (np.arange(400) // 4) % n_tasks)
+        assert set(asked) == {expected}
+    # 100 tasks with 20 features: 1,600 / 100 = 16, below the per-task
+    # floor of n_features.
+    asked.clear()
+    MultiTaskSCML_Supervised(max_iter=1, random_state=0).fit(
+        rng.randn(400, 20), y, np.arange(400) // 4)
+    assert set(asked) == {20}
+    asked.clear()
+    MultiTaskSCML_Supervised(n_basis=300, max_iter=1, random_state=0).fit(
+        X, y, (np.arange(400) // 4) % 8)
+    assert set(asked) == {300}      # a given n_basis is always per task
+
+
 def test_user_basis_is_shared_by_all_tasks(fitted):
     _, X, y, tasks = fitted
     basis = np.eye(6) * 2.0
