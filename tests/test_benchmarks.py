@@ -500,3 +500,12 @@ def test_exact_optimum_solves_the_solvers_objective_and_beats_rda():
     # ... and its optimum is no worse than the RDA solution.
     assert value <= model.objective_ + 1e-6
     assert 0 < n_active(weights) <= weights.shape[1]
+
+
+def test_shipped_defaults_table_on_iris():
+    from benchmarks import shipped
+    rows = shipped.run(n_splits=1, names=("iris",))
+    assert [row["method"] for row in rows] == list(shipped.METHODS)
+    for row in rows:
+        assert set(row) == set(shipped.COLUMNS)
+        assert 0 <= row["error_mean"] < 20 and row["n_warnings"] == 0
