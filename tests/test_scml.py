@@ -320,6 +320,22 @@ def test_continuous_labels_raise_with_the_fix(wine):
         SCML_Supervised().fit(X_train, X_train[:, 0])
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_same_model_whatever_threads_the_caller_has():
+    # On digits (integer pixels: near-tied neighbours) the multi-threaded
+    # neighbour search picks 1.5 % other triplets than the single-threaded
+    # one. The fit runs single-threaded, so random_state gives the same
+    # model on any machine.
+    from threadpoolctl import threadpool_limits
+    X, y = load_digits(return_X_y=True)
+    models = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads):
+            models.append(SCML_Supervised(max_iter=300, random_state=0).fit(X, y))
+    np.testing.assert_array_equal(models[0].weights_, models[1].weights_)
+    np.testing.assert_array_equal(models[0].basis_, models[1].basis_)
+
+
 def test_too_large_beta_warns_and_gives_the_zero_metric(wine):
     X_train, _, y_train, _ = wine
     with pytest.warns(UserWarning, match="beta=.* too large"):
