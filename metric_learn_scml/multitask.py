@@ -34,9 +34,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._basis import distinct_elements, lda_basis, triplet_basis
 from ._solvers import components_from_weights
-from ._triplets import triplets_from_labels, triplets_to_indices
-from .scml import (_COMMON_PARAMETERS, _BaseSCML, check_number, check_scale,
-                   single_threaded, validate_supervised)
+from ._triplets import triplets_from_labels
+from .scml import (_COMMON_PARAMETERS, _BaseSCML, check_number,
+                   single_threaded, validate_supervised, validate_triplets)
 
 
 class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -271,7 +271,7 @@ class _BaseMultiTaskSCML(_BaseSCML):
             # its memory budget; 25 s with the shared budget).
             n_basis = max(n_features, -(-MAX_DEFAULT_TASKS * n_basis // n_tasks))
         return distinct_elements(np.concatenate(
-            [build(task, n_basis) for task in range(self.tasks_.shape[0])]))
+            [build(task, n_basis) for task in range(n_tasks)]))
 
 
 def _replace_parameter(doc, name, text):
@@ -562,11 +562,8 @@ default='triplet_diffs'
         self : MultiTaskSCML
         """
         self._start_fit()
-        triplets = self._check_triplets(triplets)
-        codes = self._encode_tasks(tasks, triplets.shape[0], "triplet")
-        indices, X = triplets_to_indices(triplets)
-        check_scale(self, X)
-        self.n_features_in_ = X.shape[1]
+        indices, X = validate_triplets(self, triplets)
+        codes = self._encode_tasks(tasks, indices.shape[0], "triplet")
         order = np.argsort(codes, kind="stable")
         indices, codes = indices[order], codes[order]
         offsets = np.searchsorted(codes, np.arange(self.tasks_.shape[0] + 1))

@@ -391,12 +391,7 @@ class SCML(_BaseSCML, _TripletsClassifierMixin):
         self : SCML
         """
         self._start_fit()
-        triplets = check_input(triplets, type_of_inputs="tuples",
-                               preprocessor=self.preprocessor_, estimator=self,
-                               tuple_size=3, dtype=np.float64)
-        indices, X = triplets_to_indices(triplets)
-        check_scale(self, X)
-        self.n_features_in_ = X.shape[1]
+        indices, X = validate_triplets(self, triplets)
         if isinstance(self.basis, str):
             basis = triplet_basis(X, indices, self._n_basis(X.shape[1]),
                                   random_state=self._rng)
@@ -561,7 +556,23 @@ def check_scale(estimator, X):
             "by a constant; SCML learns the same metric up to scale (with "
             "beta scaled by the square of the factor)." % (
                 type(estimator).__name__, largest))
-    return X
+
+
+def validate_triplets(estimator, triplets):
+    """Check triplets for a weakly supervised learner; set ``n_features_in_``.
+
+    Triplets of points, or of indices with a ``preprocessor``, go through
+    metric-learn's ``check_input`` and become index triplets into their
+    distinct points (``triplets_to_indices``), which :func:`check_scale`
+    checks. Returns ``(indices, X)``.
+    """
+    triplets = check_input(triplets, type_of_inputs="tuples",
+                           preprocessor=estimator.preprocessor_,
+                           estimator=estimator, tuple_size=3, dtype=np.float64)
+    indices, X = triplets_to_indices(triplets)
+    check_scale(estimator, X)
+    estimator.n_features_in_ = X.shape[1]
+    return indices, X
 
 
 def validate_supervised(estimator, X, y):
@@ -587,9 +598,8 @@ def validate_supervised(estimator, X, y):
         raise ValueError(
             "Unknown label type %r for y: %s builds its triplets from "
             "classes, so y must hold class labels. Bin a continuous target "
-            "first (e.g. "
-            "with sklearn.preprocessing.KBinsDiscretizer), or give SCML "
-            "triplets directly." % (kind, type(estimator).__name__))
+            "first (e.g. with sklearn.preprocessing.KBinsDiscretizer), or give "
+            "SCML triplets directly." % (kind, type(estimator).__name__))
     check_scale(estimator, X)
     if np.unique(y).shape[0] < 2:
         raise ValueError(
