@@ -30,16 +30,14 @@ Run ``python -m benchmarks.exact [--dataset vowel] [--split 0] [--betas
 
 import argparse
 import time
-import warnings
 from contextlib import contextmanager
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 import metric_learn_scml.scml as _scml_module
-from metric_learn_scml import MultiTaskSCML_Supervised
 
-from .multitask import N_BASIS_PER_TASK, _load, _scml, _Split
+from .multitask import (N_BASIS_PER_TASK, _load, _mt_scml, _quiet_fits, _scml,
+                        _Split)
 
 COLUMNS = ("model", "beta", "rda_objective", "rda_active",
            "exact_objective", "exact_active", "exact_seconds")
@@ -105,17 +103,13 @@ def compare(dataset="vowel", split=0, betas=(1e-3,)):
     X_union, y_union = data.part("train")
     rows = []
     for beta in betas:
-        fits = {"mt-SCML": lambda: [MultiTaskSCML_Supervised(
-                    beta=beta, n_basis=N_BASIS_PER_TASK,
-                    gamma=_scml(beta, split, None).gamma,
-                    random_state=split).fit(
-                        X_union, y_union, data.data["task_train"])],
+        fits = {"mt-SCML": lambda: [_mt_scml(beta, split).fit(
+                    X_union, y_union, data.data["task_train"])],
                 "st-SCML (all tasks)": lambda: [
                     _scml(beta, split, N_BASIS_PER_TASK).fit(
                         *data.part("train", task)) for task in data.tasks]}
         for name, fit in fits.items():
-            with recorded_problems() as problems, warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
+            with recorded_problems() as problems, _quiet_fits():
                 models = fit()
             row = dict(model=name, beta=beta, rda_objective=0.0, rda_active=0,
                        exact_objective=0.0, exact_active=0, exact_seconds=0.0)

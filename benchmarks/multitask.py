@@ -162,6 +162,13 @@ def _scml(beta, seed, n_basis):
     return SCML_Supervised(beta=beta, n_basis=n_basis, random_state=seed)
 
 
+def _mt_scml(beta, seed):
+    """mt-SCML on the union of the task bases, with st-SCML's ``gamma``."""
+    return MultiTaskSCML_Supervised(beta=beta, n_basis=N_BASIS_PER_TASK,
+                                    gamma=_scml(beta, seed, None).gamma,
+                                    random_state=seed)
+
+
 def _evaluate_split(split, seed, grid, lmnn):
     """Results of one split.
 
@@ -211,11 +218,8 @@ def _evaluate_split(split, seed, grid, lmnn):
 
     per_task = lambda m: lambda X, task: m.transform(X, task=task)  # noqa: E731
     beta, fits = _tune(
-        lambda beta: _timed_fit(
-            MultiTaskSCML_Supervised(beta=beta, n_basis=N_BASIS_PER_TASK,
-                                     gamma=_scml(beta, seed, None).gamma,
-                                     random_state=seed),
-            X_union, y_union, split.data["task_train"]),
+        lambda beta: _timed_fit(_mt_scml(beta, seed), X_union, y_union,
+                                split.data["task_train"]),
         lambda m: split.task_errors(per_task(m), "val"),
         grid)
     path["mt-SCML"] = _path(split, fits, per_task)
@@ -378,10 +382,8 @@ def timing(datasets=("newsgroups", "vowel"), n_splits=5, repeats=3,
                                 _scml(beta, seed, N_BASIS_PER_TASK),
                                 *split.part("train", task))[1]
                         mt[repeat] = _timed_fit(
-                            MultiTaskSCML_Supervised(beta=beta,
-                                                     n_basis=N_BASIS_PER_TASK,
-                                                     random_state=seed),
-                            X_union, y_union, split.data["task_train"])[1]
+                            _mt_scml(beta, seed), X_union, y_union,
+                            split.data["task_train"])[1]
                 st_total, mt_best = st.min(axis=0).sum(), mt.min()
                 seconds[beta][0].append(st_total)
                 seconds[beta][1].append(mt_best)
