@@ -35,10 +35,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ._embedding import KernelPCAEmbedding
-from ._solvers import SquaredDifferences, forward_backward, local_objective
+from ._solvers import forward_backward, local_objective
 from ._solvers import oriented_pairs
 from ._triplets import pair_index
-from .scml import SCML, _BaseSCML, _FromLabels, check_number
+from .scml import (SCML, _BaseSCML, _FromLabels, check_number,
+                   scaled_differences)
 
 
 def _no_linear_embedding(estimator):
@@ -78,20 +79,23 @@ class _LocalSCMLMixin:
         self.embedding_dim_ = self.embedding_.n_components_
         embedding = np.column_stack([self.embedding_.embedding_,
                                      np.ones(X.shape[0])])
-        start = np.zeros((self.embedding_dim_ + 1, basis.shape[0]))
-        start[-1] = np.sqrt(global_weights)
         pairs, triplet_pairs = pair_index(triplets)
-        # No table here: the solver tabulates the live columns only.
-        differences = SquaredDifferences(X @ basis.T, pairs, max_bytes=0)
+        # No table here: the solver tabulates the live columns only. The
+        # data are at unit scale (factor f), where the weights are 1 / f**2
+        # and their roots [A; c] 1 / f times the user's, and the group
+        # penalty on the roots is beta * f.
+        differences, unit = scaled_differences(X, basis, pairs, max_bytes=0)
+        start = np.zeros((self.embedding_dim_ + 1, basis.shape[0]))
+        start[-1] = np.sqrt(global_weights) / unit
         result = forward_backward(
             differences, triplet_pairs, triplets[:, 0], embedding, start,
-            beta=self.beta, learning_rate=self.learning_rate,
+            beta=self.beta * unit, learning_rate=self.learning_rate,
             batch_size=self.batch_size, max_iter=self.max_iter,
             eval_every=self.output_iter, tol=self.tol,
             n_iter_no_change=self.n_iter_no_change, random_state=self._rng,
             verbose=self.verbose, name=name)
-        self.coef_ = result.weights[:-1]
-        self.intercept_ = result.weights[-1]
+        self.coef_ = result.weights[:-1] * unit
+        self.intercept_ = result.weights[-1] * unit
         self.start_objective_ = result.history[0][1]
         self.objective_ = result.objective
         self.objective_history_ = np.array(result.history)
@@ -137,10 +141,11 @@ class _LocalSCMLMixin:
                                                   triplet_pairs)
         embedding = np.column_stack([self.embedding_.transform(X),
                                      np.ones(X.shape[0])])
+        # At unit scale, as in fit: tiny data would underflow the table.
+        differences, unit = scaled_differences(X, self.basis_, pairs)
         return local_objective(
-            SquaredDifferences(X @ self.basis_.T, pairs), couples,
-            triplet_couples, embedding, np.vstack([coef, intercept]),
-            self.beta)[0]
+            differences, couples, triplet_couples, embedding,
+            np.vstack([coef, intercept]) / unit, self.beta * unit)[0]
 
     def _weights_of(self, X):
         roots = self.embedding_.transform(X) @ self.coef_ + self.intercept_

@@ -168,27 +168,24 @@ class _BaseSCML(MahalanobisMixin):
         ``objective_`` and ``objective_history_``, and warns when the solver
         did not converge or kept no element. ``tol`` is per task: the
         objective is a sum of one mean hinge per task (``T`` at ``W = 0``),
-        so the solver stops on improvements below ``T * tol``.
+        so the solver stops on improvements below ``T * tol``. It runs on
+        the data at unit scale (:func:`scaled_differences`, with ``beta``
+        rescaled to match); ``W`` is in the user's units.
 
         Raises a ``ValueError`` when the basis is empty: then no direction
         separates any two training points and every learnable distance is 0
         (like scikit-learn's ``VarianceThreshold`` when no feature is left).
         """
         if basis.shape[0] == 0:
-            raise ValueError(
-                "%s found no basis element: no direction separates any two "
-                "training points, because every feature is constant on the "
-                "training data (or every triplet's points coincide), so every "
-                "learnable distance is 0. fit needs training points that "
-                "differ in at least one feature." % type(self).__name__)
+            raise no_basis_error(self)
         n_tasks = len(task_offsets) - 1
         # Pairs grouped by task: the objective then computes each task's
         # distances under its own weights only (T times fewer products).
         pairs, triplet_pairs, pair_offsets = pair_index(triplets, task_offsets)
-        differences = SquaredDifferences(X @ basis.T, pairs,
-                                         pair_offsets=pair_offsets)
+        differences, unit = scaled_differences(X, basis, pairs,
+                                               pair_offsets=pair_offsets)
         result = rda(differences, triplet_pairs, task_offsets,
-                     beta=self.beta, gamma=self.gamma,
+                     beta=self.beta * unit ** 2, gamma=self.gamma,
                      batch_size=self.batch_size, max_iter=self.max_iter,
                      eval_every=self.output_iter, tol=n_tasks * self.tol,
                      n_iter_no_change=self.n_iter_no_change,
@@ -212,7 +209,7 @@ class _BaseSCML(MahalanobisMixin):
                 "beta shrinks with the square of the data's scale)."
                 % self.beta,
                 UserWarning)
-        return result.weights
+        return result.weights * unit ** 2
 
     @property
     def _n_features_out(self):
@@ -532,30 +529,80 @@ def supervised_problem(estimator, X, y):
     return X, triplets, basis
 
 
-# Largest feature magnitude accepted. Squared differences of projections
-# onto unit basis rows are at most 4 * D * max|x|^2 and are tabulated in
-# float32, whose range ends at 3.4e38: 1e15 leaves room for D up to 1e7.
-# Beyond it they overflow (a 1e150-scaled iris gave inf and an empty model,
-# 1e200 a LinAlgError from the basis' eigensolver).
-MAX_ABS_VALUE = 1e15
+# The range of feature magnitudes accepted. The solvers run on the data
+# brought to unit scale (see unit_scale), so their float32 tables neither
+# overflow nor underflow (before, iris at 1e150 overflowed them and
+# wine at 1e-20 underflowed them). The basis is built from squares at the
+# user's scale, which overflow beyond 1e154 (iris at 1e200 gave a
+# LinAlgError) and underflow below 1e-154 (an empty basis at 1e-200), and
+# the learned metric scales as 1 / scale**2: within 1e-100 to 1e100 its
+# entries stay within 1e200 of those learned on standardised data.
+MAX_ABS_VALUE = 1e100
+MIN_ABS_VALUE = 1e-100
+
+
+def no_basis_error(estimator):
+    """The ``ValueError`` of a fit whose data no direction separates."""
+    return ValueError(
+        "%s found no basis element: no direction separates any two "
+        "training points, because every feature is constant on the "
+        "training data (or every triplet's points coincide), so every "
+        "learnable distance is 0. fit needs training points that "
+        "differ in at least one feature." % type(estimator).__name__)
 
 
 def check_scale(estimator, X):
-    """Raise a ``ValueError`` naming the fix when ``X`` is too large to use.
+    """Raise a ``ValueError`` naming the fix when ``X`` cannot be learned on.
 
+    Identical points (every feature constant) leave no direction to learn:
+    the error of an empty basis, raised before the basis is built from
+    their rounding noise. Features beyond ``MAX_ABS_VALUE`` or all below
+    ``MIN_ABS_VALUE`` in absolute value are out of range.
     SCML is equivariant to the scale of the data (``X * s`` with ``beta *
     s**2`` is the same model), so rescaling loses nothing.
     """
-    # max and -min: no |X| temporary as large as the data.
-    largest = max(X.max(initial=0.0), -X.min(initial=0.0))
-    if largest > MAX_ABS_VALUE:
+    if (X == X[:1]).all():
+        raise no_basis_error(estimator)
+    largest = largest_magnitude(X)
+    if largest > MAX_ABS_VALUE or largest < MIN_ABS_VALUE:
+        large = largest > MAX_ABS_VALUE
         raise ValueError(
-            "%s got features up to %.3g in absolute value: at that scale the "
-            "squared distances it computes overflow. Standardise the features "
-            "(e.g. with sklearn.preprocessing.StandardScaler) or divide them "
+            "%s got features %s %.3g in absolute value: at that scale the "
+            "squared distances it computes %s. Standardise the features "
+            "(e.g. with sklearn.preprocessing.StandardScaler) or %s them "
             "by a constant; SCML learns the same metric up to scale (with "
             "beta scaled by the square of the factor)." % (
-                type(estimator).__name__, largest))
+                type(estimator).__name__, "up to" if large else "of at most",
+                largest, "overflow" if large else "underflow",
+                "divide" if large else "multiply"))
+
+
+def largest_magnitude(X):
+    """``max |X|`` (0 for an empty array)."""
+    # max and -min: no |X| temporary as large as the data.
+    return max(X.max(initial=0.0), -X.min(initial=0.0))
+
+
+def unit_scale(X):
+    """The power of two ``f`` that brings ``max |X * f|`` into [0.5, 1).
+
+    The solvers run on ``X * f`` with the penalty rescaled to match (SCML
+    is scale-equivariant) and scale the result back. A power of two
+    changes no rounding, so data of ordinary scale give the same bits,
+    while tiny data (1e-20) no longer underflow the float32 table of
+    squared differences nor overflow the weights.
+    """
+    return float(np.ldexp(1.0, -int(np.frexp(largest_magnitude(X))[1])))
+
+
+def scaled_differences(X, basis, pairs, **kwargs):
+    """``SquaredDifferences`` of ``X`` at unit scale, and the factor ``f``.
+
+    The rows are ``f**2`` times those of ``X`` (see :func:`unit_scale`):
+    a solver's weights on them are ``1 / f**2`` times the user's.
+    """
+    unit = unit_scale(X)
+    return SquaredDifferences(X @ (basis.T * unit), pairs, **kwargs), unit
 
 
 def validate_triplets(estimator, triplets):

@@ -357,6 +357,22 @@ def test_clone_and_pickle(iris, iris_model):
     assert params["embedding_dim"] == 10
 
 
+def test_tiny_features_are_fitted_and_evaluated_at_unit_scale(iris):
+    # The local stage and training_objective work on the data at unit
+    # scale and give [A; c] in the user's units: at 1e-20 the objective
+    # evaluated on the user's data underflowed to NaN with RuntimeWarnings.
+    X, y = iris
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = LocalSCML_Supervised(beta=0.0, embedding_dim=10,
+                                     **FAST).fit(X * 1e-20, y)
+        value = model.training_objective(X * 1e-20,
+                                         triplets_from_labels(X, y))
+    assert model.n_active_basis_ > 0
+    assert value == pytest.approx(model.objective_, rel=1e-6)
+    assert model.objective_ <= model.start_objective_ < 1
+
+
 def test_global_stage_defaults_follow_the_global_learner():
     local = inspect.signature(LocalSCML_Supervised).parameters
     for name, parameter in inspect.signature(SCML_Supervised).parameters.items():

@@ -283,7 +283,9 @@ def test_bad_data_raise_clear_errors(wine, wine_triplets):
     lambda X, y: MultiTaskSCML_Supervised().fit(
         np.ones_like(X), y, np.arange(len(y)) % 2),
     lambda X, y: LocalSCML_Supervised().fit(np.ones_like(X), y),
-], ids=["supervised", "triplets", "multitask", "local"])
+    # One real row repeated: no rounding noise may pass for a direction.
+    lambda X, y: SCML_Supervised().fit(np.repeat(X[:1], len(y), axis=0), y),
+], ids=["supervised", "triplets", "multitask", "local", "repeated-row"])
 def test_data_without_any_separating_direction_raises(wine, make_fit):
     # Constant features (or triplets whose three points coincide) leave the
     # basis empty: a clear error, not numpy warnings and a zero metric.
@@ -362,6 +364,36 @@ def test_features_at_a_tiny_scale_warn_with_the_fix(wine):
     pairs = np.stack([X_train[:20], X_train[20:40]], axis=1)
     np.testing.assert_allclose(scaled.pair_distance(pairs * 1e-4),
                                reference.pair_distance(pairs), rtol=1e-6)
+
+
+@pytest.mark.parametrize("scale", [1e-20, 1e20])
+def test_extreme_scales_give_the_model_of_the_unscaled_data(wine, scale):
+    # Wine at 1e-20 underflowed the float32 table of squared differences:
+    # about 20,000 numpy RuntimeWarnings, then a false "did not converge"
+    # and "beta=0 is too large" (and data beyond 1e15 were refused). The
+    # solvers work at unit scale, so it is the model of the unscaled data,
+    # in the user's units.
+    X_train, _, y_train, _ = wine
+    reference = SCML_Supervised(beta=0.0, random_state=0).fit(X_train, y_train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scaled = SCML_Supervised(beta=0.0, random_state=0).fit(
+            X_train * scale, y_train)
+    assert scaled.n_active_basis_ == reference.n_active_basis_ > 0
+    pairs = np.stack([X_train[:20], X_train[20:40]], axis=1)
+    np.testing.assert_allclose(scaled.pair_distance(pairs * scale),
+                               reference.pair_distance(pairs), rtol=1e-6)
+    np.testing.assert_allclose(scaled.weights_ * scale ** 2,
+                               reference.weights_, rtol=1e-4, atol=1e-8)
+
+
+def test_features_too_tiny_to_square_raise_with_the_fix(wine):
+    # The metric scales as 1 / scale**2, out of range at 1e-200, where the
+    # error said "every feature is constant", which is false.
+    X_train, _, y_train, _ = wine
+    with pytest.raises(ValueError, match="at most 3.*e-200.*underflow.*"
+                                         "StandardScaler.*multiply"):
+        SCML_Supervised().fit(X_train * 1e-200, y_train)
 
 
 def test_non_convergence_warns(wine):
