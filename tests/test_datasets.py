@@ -156,6 +156,8 @@ def test_parse_keel_skips_headers_and_strips_labels():
     np.testing.assert_array_equal(parsed["features"], [[1.5, 2.0], [3.0, 4.25]])
     np.testing.assert_array_equal(parsed["labels"], ["van", "bus"])
     assert datasets._parse_keel("1,2,3\n4,5,6\n")["labels"].dtype == np.int64
+    with pytest.raises(ValueError, match="categorical"):
+        datasets._parse_keel("x, 1, yes\no, 2, no\n")
 
 
 def test_parse_orange_tab_finds_text_and_class_columns():
@@ -236,7 +238,7 @@ def test_data_home_follows_the_environment(tmp_path, monkeypatch):
 
 def test_load_keel_rejects_unknown_names_and_groups():
     with pytest.raises(ValueError, match="name must be one of"):
-        datasets.load_keel("iris")
+        datasets.load_keel("usps")
     with pytest.raises(ValueError, match="only available for 'vowel'"):
         datasets.load_keel("vehicle", return_groups=True)
 
