@@ -20,6 +20,11 @@ basis-size
     Error and active basis elements against the basis size on Segment.
 report
     Rebuild the results page and plots from the CSV files in ``--out``.
+breadth, small-tasks
+    Every estimator at its defaults on 35 public datasets, and on small
+    tasks of movement_libras (:mod:`benchmarks.breadth`; their own page,
+    ``breadth.md``; a breadth run keeps the earlier fits of the methods it
+    does not run).
 
 Progress goes to stderr, one line per fit; tables go to stdout as markdown.
 Errors are in percent. A full run writes ``<command>.csv`` (one row per
@@ -455,7 +460,8 @@ def parse_args(argv=None):
         description="Real-data benchmarks of metric-learn-scml against "
                     "metric-learn and SVMs (Shi, Bellet and Sha, AAAI 2014).")
     parser.add_argument("command", choices=["global", "local", "multitask", "all",
-                                            "memory", "basis-size", "report"])
+                                            "memory", "basis-size", "report",
+                                            "breadth", "small-tasks"])
     parser.add_argument("--quick", action="store_true",
                         help="small configuration (under two minutes): Vehicle, "
                              "2 splits, fast methods")
@@ -477,6 +483,9 @@ def parse_args(argv=None):
     parser.add_argument("--jobs", type=_positive_int, default=1,
                         help="worker processes for the global table (slow "
                              "methods get their own; default 1)")
+    parser.add_argument("--max-samples", type=_positive_int, default=2000,
+                        help="breadth only: larger datasets are cut to this "
+                             "many points, stratified (default %(default)s)")
     parser.add_argument("--preprocessing", choices=sorted(PREPROCESSINGS),
                         default=DEFAULT_PREPROCESSING,
                         help="feature scaling fitted on the training split "
@@ -509,6 +518,10 @@ def _run_command(args):
     if args.command == "report":
         from . import report
         print(report.write_page(out or RESULTS_DIR))
+        return 0
+    if args.command in ("breadth", "small-tasks"):
+        from . import breadth
+        breadth.run_command(args.command, args, progress, out)
         return 0
     commands = (["global", "local", "multitask"] if args.command == "all"
                 else [args.command])

@@ -509,3 +509,149 @@ def test_shipped_defaults_table_on_iris():
     for row in rows:
         assert set(row) == set(shipped.COLUMNS)
         assert 0 <= row["error_mean"] < 20 and row["n_warnings"] == 0
+
+
+# --------------------------------------------------------------------------
+# Breadth (scikit-learn's shipped datasets: no download)
+# --------------------------------------------------------------------------
+
+
+def test_breadth_datasets_and_groups():
+    from benchmarks import breadth
+    assert len(breadth.KEEL_NUMERIC) >= 20
+    assert set(breadth.SHIPPED) <= set(breadth.DATASETS)
+    assert list(breadth.DATASETS) == sorted(set(breadth.DATASETS))
+    # The rule is alphabetical alternation, and every dataset has a group.
+    assert breadth.SELECTION == breadth.DATASETS[0::2]
+    assert breadth.HELD_OUT == breadth.DATASETS[1::2]
+
+
+def test_protocol_subsample_keeps_class_shares_and_is_seeded():
+    from benchmarks import protocol
+    y = np.repeat([0, 1, 2], [100, 50, 10])
+    kept = protocol.subsample(y, 80)
+    assert np.array_equal(np.bincount(y[kept]), [50, 25, 5])
+    assert np.array_equal(kept, np.sort(kept))
+    assert np.array_equal(kept, protocol.subsample(y, 80))
+    assert np.array_equal(protocol.subsample(y, 1000), np.arange(160))
+
+
+def _euclidean_error(load, seed=0):
+    """3-NN error (%) of one split, written without the benchmark's helpers."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    X, y = load(return_X_y=True)
+    train, test = next(StratifiedShuffleSplit(1, test_size=0.3, random_state=seed)
+                       .split(X, y))
+    model = make_pipeline(StandardScaler(), KNeighborsClassifier(3))
+    return 100 * (1 - model.fit(X[train], y[train]).score(X[test], y[test]))
+
+
+def test_breadth_command_writes_table_csv_and_merges_reruns(tmp_path, capsys):
+    from sklearn.datasets import load_iris, load_wine
+
+    from benchmarks import breadth
+    argv = ["breadth", "--datasets", "iris", "wine", "--splits", "1",
+            "--methods", "euclidean", "ours", "--out", str(tmp_path)]
+    assert cli.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "| dataset | group | train x features | Euclidean | ours |" in printed
+    assert "| iris | selection | 105 x 4 |" in printed
+    assert "| wine | held-out | 124 x 13 |" in printed
+    assert "| ours vs Euclidean | all | 2 |" in printed
+
+    rows = {(row["dataset"], row["method"]): row
+            for row in cli.read_csv(tmp_path / "breadth.csv")}
+    assert set(rows) == {(d, m) for d in ("iris", "wine") for m in ("Euclidean", "ours")}
+    header = (tmp_path / "breadth.csv").read_text().splitlines()[0].split(",")
+    assert tuple(header[:len(breadth.SUMMARY_COLUMNS)]) == breadth.SUMMARY_COLUMNS
+    for name, load in (("iris", load_iris), ("wine", load_wine)):
+        assert rows[name, "Euclidean"]["error_mean"] == pytest.approx(
+            _euclidean_error(load), abs=1e-4)
+        assert rows[name, "Euclidean"]["fit_seconds_mean"] == 0
+        assert rows[name, "ours"]["fit_seconds_mean"] > 0
+        assert rows[name, "ours"]["n_splits"] == 1
+    assert rows["iris", "ours"]["group"] == "selection"
+    assert "| iris | selection | 105 x 4 |" in (tmp_path / "breadth.md").read_text()
+
+    # Rerunning one method replaces its fits and keeps the others.
+    first = breadth.read_records(tmp_path / "breadth_splits.csv")
+    assert cli.main(argv[:6] + ["--methods", "ours", "--out", str(tmp_path)]) == 0
+    again = breadth.read_records(tmp_path / "breadth_splits.csv")
+    assert len(again) == len(first) == 4
+    euclidean = [record for record in first if record["method"] == "Euclidean"]
+    assert [record for record in again if record["method"] == "Euclidean"] == euclidean
+
+
+def test_breadth_comparisons_count_ties_within_the_band():
+    from benchmarks import breadth
+    records = []
+    for dataset, ours, euclidean in (("iris", 10.0, 13.0), ("wine", 5.0, 5.4),
+                                     ("digits", 8.0, 6.0)):
+        for method, error in (("ours", ours), ("Euclidean", euclidean)):
+            records.append(dict(dataset=dataset, split=0, method=method,
+                                error=error / 100, fit_seconds=0.0))
+    assert breadth.differences(records, "ours", "Euclidean") == pytest.approx(
+        {"iris": -3.0, "wine": -0.4, "digits": 2.0})
+    table = "\n".join(breadth.comparison_table(records))
+    assert "| ours vs Euclidean | all | 3 | 1 / 1 / 1 | +0.47 | +2.0 (digits) |" in table
+    # digits and iris are selection datasets, wine is held out.
+    assert "| ours vs Euclidean | held-out | 1 | 0 / 1 / 0 | +0.40 | -0.4 (wine) |" in table
+
+
+def test_breadth_records_failures_and_skips(monkeypatch):
+    from benchmarks import breadth
+
+    def broken(random_state):
+        raise ValueError("boom")
+
+    monkeypatch.setitem(breadth.METHODS, "lmnn", ("LMNN", broken, True))
+    monkeypatch.setitem(breadth.METHODS, "nca", ("NCA", broken, True))
+    monkeypatch.setattr(breadth, "SIZE_LIMIT", 1000)
+    records = breadth.run(["iris", "wine"], ["lmnn", "nca"], n_splits=1)
+    by_key = {(r["dataset"], r["method"]): r for r in records}
+    assert by_key["iris", "LMNN"]["failed"] == "ValueError: boom"
+    assert "skipped" in by_key["wine", "NCA"]  # 124 x 13 > 1000
+    table = "\n".join(breadth.report(records))
+    assert "| iris | selection | 105 x 4 | failed | failed |" in table
+    assert "| wine | held-out | 124 x 13 | skipped | skipped |" in table
+
+
+def test_breadth_evaluate_reuses_the_splits_and_scaling():
+    from sklearn.datasets import load_iris, load_wine
+    from sklearn.preprocessing import FunctionTransformer
+
+    from benchmarks import breadth
+    # An identity metric is the Euclidean one.
+    errors = breadth.evaluate(lambda random_state: FunctionTransformer(),
+                              ["iris", "wine"], n_splits=1)
+    assert errors == pytest.approx({"iris": _euclidean_error(load_iris),
+                                    "wine": _euclidean_error(load_wine)})
+
+
+@pytest.mark.realdata
+def test_breadth_keel_datasets_are_the_numeric_ones():
+    from benchmarks import breadth, datasets
+    for name in datasets.KEEL_BALANCED:
+        try:
+            X, y = datasets.load_keel(name)
+        except ValueError as error:
+            assert "categorical" in str(error) and name not in breadth.KEEL_NUMERIC
+            continue
+        except RuntimeError as error:
+            pytest.skip(f"real data unavailable: {error}")
+        assert np.all(np.isfinite(X)) and len(np.unique(y)) >= 2
+        assert name in breadth.KEEL_NUMERIC or name in ("iris", "wine", "wdbc")
+
+
+@pytest.mark.realdata
+def test_small_tasks_are_three_tasks_of_60_training_points():
+    from benchmarks import breadth
+    X_train, y_train, t_train, X_test, y_test, t_test = breadth._small_task_splits(0)
+    assert X_train.shape == (180, 90) and X_test.shape == (180, 90)
+    assert np.array_equal(np.bincount(t_train), [60, 60, 60])
+    assert np.array_equal(np.bincount(y_train), [12] * 15)
+    assert np.allclose(np.linalg.norm(X_train, axis=1), 1)
+    assert set(zip(y_train // 5, t_train)) == {(t, t) for t in range(3)}
