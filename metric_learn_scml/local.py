@@ -90,7 +90,8 @@ class _LocalSCMLMixin:
         result = forward_backward(
             differences, triplet_pairs, triplets[:, 0], embedding, start,
             beta=self.beta * unit, learning_rate=self.learning_rate,
-            batch_size=self.batch_size, max_iter=self.max_iter,
+            batch_size=self._batch_size([0, triplets.shape[0]]),
+            max_iter=self.max_iter,
             eval_every=self.output_iter, tol=self.tol,
             n_iter_no_change=self.n_iter_no_change, random_state=self._rng,
             verbose=self.verbose, name=name)

@@ -296,7 +296,8 @@ _MULTITASK_PARAMETERS = _replace_parameter(_replace_parameter(_replace_parameter
         that the cost of a step grows linearly with the number of tasks,
         not quadratically.
 """), "batch_size", """    batch_size : int, default=32
-        Triplets drawn from every task at each iteration.
+        Triplets drawn from every task at each iteration (at most the
+        number of triplets of the largest task).
 """)
 _MULTITASK_PARAMETERS = _replace_parameter(_MULTITASK_PARAMETERS, "tol", """\
     tol : float, default=1e-3

@@ -152,6 +152,15 @@ class _BaseSCML(MahalanobisMixin):
         return (default_n_basis(n_features) if self.n_basis is None
                 else int(self.n_basis))
 
+    def _batch_size(self, task_offsets):
+        """``batch_size``, at most the triplets of the largest task.
+
+        The solvers draw each batch with replacement, so a larger batch
+        only repeats triplets: ``batch_size=100000`` on iris's 4,500
+        triplets took 40 to 60 s instead of 0.8 s.
+        """
+        return int(min(self.batch_size, np.diff(task_offsets).max()))
+
     def _fit_triplets(self, X, triplets, basis):
         """Learn the weights of ``basis`` on index triplets into ``X``."""
         self.weights_ = self._solve(X, triplets, [0, triplets.shape[0]],
@@ -186,7 +195,8 @@ class _BaseSCML(MahalanobisMixin):
                                                pair_offsets=pair_offsets)
         result = rda(differences, triplet_pairs, task_offsets,
                      beta=self.beta * unit ** 2, gamma=self.gamma,
-                     batch_size=self.batch_size, max_iter=self.max_iter,
+                     batch_size=self._batch_size(task_offsets),
+                     max_iter=self.max_iter,
                      eval_every=self.output_iter, tol=n_tasks * self.tol,
                      n_iter_no_change=self.n_iter_no_change,
                      random_state=self._rng, verbose=self.verbose,
@@ -276,7 +286,7 @@ _COMMON_PARAMETERS = r"""
         Iterations between two evaluations of the full objective (for the
         stopping rule, the best iterate and the ``verbose`` table).
     batch_size : int, default=32
-        Triplets per iteration.
+        Triplets per iteration (at most the number of triplets).
     tol : float, default=1e-3
         Improvement of the best objective below which an evaluation counts
         as no progress (absolute: the objective is 1 at ``w = 0``).

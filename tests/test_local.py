@@ -373,6 +373,23 @@ def test_tiny_features_are_fitted_and_evaluated_at_unit_scale(iris):
     assert model.objective_ <= model.start_objective_ < 1
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_local_batch_size_is_capped_at_the_number_of_triplets(iris,
+                                                              monkeypatch):
+    import metric_learn_scml.local as local_module
+    batch_sizes = []
+
+    def spy(*args, **kwargs):
+        batch_sizes.append(kwargs["batch_size"])
+        return solver(*args, **kwargs)
+    solver = local_module.forward_backward
+    monkeypatch.setattr(local_module, "forward_backward", spy)
+    X, y = iris
+    LocalSCML_Supervised(batch_size=100000, embedding_dim=5, max_iter=20,
+                         output_iter=10, random_state=0).fit(X, y)
+    assert batch_sizes == [len(triplets_from_labels(X, y))]
+
+
 def test_global_stage_defaults_follow_the_global_learner():
     local = inspect.signature(LocalSCML_Supervised).parameters
     for name, parameter in inspect.signature(SCML_Supervised).parameters.items():

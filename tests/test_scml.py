@@ -396,6 +396,26 @@ def test_features_too_tiny_to_square_raise_with_the_fix(wine):
         SCML_Supervised().fit(X_train * 1e-200, y_train)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_batch_size_is_capped_at_the_number_of_triplets(wine, monkeypatch):
+    # Draws are with replacement, so batch_size=100000 only repeated
+    # triplets: 40 to 60 s for 300 iterations on iris.
+    import metric_learn_scml.scml as scml_module
+    batch_sizes = []
+
+    def spy(*args, **kwargs):
+        batch_sizes.append(kwargs["batch_size"])
+        return solver(*args, **kwargs)
+    solver = scml_module.rda
+    monkeypatch.setattr(scml_module, "rda", spy)
+    X_train, _, y_train, _ = wine
+    SCML_Supervised(batch_size=100000, max_iter=20, output_iter=10,
+                    random_state=0).fit(X_train, y_train)
+    SCML_Supervised(max_iter=20, output_iter=10,
+                    random_state=0).fit(X_train, y_train)
+    assert batch_sizes == [len(triplets_from_labels(X_train, y_train)), 32]
+
+
 def test_non_convergence_warns(wine):
     from sklearn.exceptions import ConvergenceWarning
     X_train, _, y_train, _ = wine
