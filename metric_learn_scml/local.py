@@ -114,6 +114,17 @@ class _LocalSCMLMixin:
                 "(objective still improving by more than tol=%g): increase "
                 "max_iter or tol." % (name, self.max_iter, self.tol),
                 ConvergenceWarning)
+        if self.n_active_basis_ == 0 and global_weights.any():
+            # (A global stage with no element has warned already.)
+            warnings.warn(
+                "%s's local stage kept no basis element, so every distance "
+                "is 0 (the global stage kept %d): beta=%g is too large for "
+                "the local stage's group penalty; decrease it. That penalty "
+                "acts on the square roots of the weights, so for data scaled "
+                "by s it needs beta * s where the global stage needs "
+                "beta * s**2." % (name, np.count_nonzero(global_weights),
+                                  self.beta),
+                UserWarning)
         return self
 
     def training_objective(self, X, triplets, coef=None, intercept=None):

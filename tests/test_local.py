@@ -390,6 +390,18 @@ def test_local_batch_size_is_capped_at_the_number_of_triplets(iris,
     assert batch_sizes == [len(triplets_from_labels(X, y))]
 
 
+def test_local_stage_without_any_element_warns_with_the_fix(iris):
+    # The global stage keeps elements but the local one drops them all:
+    # the zero metric (chance-level k-NN) came with no warning.
+    X, y = iris
+    with pytest.warns(UserWarning, match="local stage kept no basis element"
+                                         ".*beta=2 is too large.*decrease"):
+        model = LocalSCML_Supervised(beta=2.0, embedding_dim=10,
+                                     **FAST).fit(X, y)
+    assert model.global_weights_.any() and model.n_active_basis_ == 0
+    assert model.pairwise_distances(X).max() == 0
+
+
 def test_global_stage_defaults_follow_the_global_learner():
     local = inspect.signature(LocalSCML_Supervised).parameters
     for name, parameter in inspect.signature(SCML_Supervised).parameters.items():
