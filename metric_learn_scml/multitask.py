@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._basis import distinct_elements, lda_basis, triplet_basis
 from ._solvers import components_from_weights
 from ._triplets import triplets_from_labels
-from .scml import (_COMMON_PARAMETERS, _BaseSCML, check_number,
+from .scml import (_COMMON_PARAMETERS, _BaseSCML, _FromLabels,
                    single_threaded, validate_supervised, validate_triplets)
 
 
@@ -348,7 +348,7 @@ _PER_TASK_INTERFACE = """
     :class:`TaskMetric`."""
 
 
-class MultiTaskSCML_Supervised(_BaseMultiTaskSCML):
+class MultiTaskSCML_Supervised(_FromLabels, _BaseMultiTaskSCML):
     __doc__ = r"""Multi-task Sparse Compositional Metric Learning from labels (mt-SCML).
 
     Learns one metric :math:`M_t = \sum_k W_{tk} b_k b_k^T` per task from
@@ -407,8 +407,6 @@ default='lda'
     2
     """
 
-    _basis_options = ("lda",)
-
     def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, verbose=False,
@@ -420,11 +418,6 @@ default='lda'
             max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
             tol=tol, n_iter_no_change=n_iter_no_change, verbose=verbose,
             preprocessor=preprocessor, random_state=random_state)
-
-    def _check_params(self):
-        super()._check_params()
-        check_number(self.k_genuine, "k_genuine", "int", low=1)
-        check_number(self.k_impostor, "k_impostor", "int", low=1)
 
     @single_threaded
     def fit(self, X, y, tasks):

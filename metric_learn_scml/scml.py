@@ -22,6 +22,7 @@ from metric_learn.base_metric import MahalanobisMixin, _TripletsClassifierMixin
 from metric_learn._util import check_input
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
+from scipy.sparse import issparse
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -243,6 +244,7 @@ class _BaseSCML(MahalanobisMixin):
     def _check_points(self, X):
         """Validate points (or indices, with a ``preprocessor``) after fit."""
         if self.preprocessor_ is None:
+            check_formed_points(self, X)
             return validate_data(self, X, reset=False)
         X = check_input(X, type_of_inputs="classic", estimator=self,
                         preprocessor=self.preprocessor_)
@@ -417,10 +419,11 @@ class SCML(_BaseSCML, _TripletsClassifierMixin):
 
 
 class _FromLabels:
-    """Checks and ``fit`` of the learners that build everything from labels.
+    """Checks, tags and ``fit`` of the learners that build everything from labels.
 
     Mixed in before :class:`_BaseSCML` by the supervised global and local
-    learners, which differ only in :meth:`_fit_triplets`.
+    learners, which differ only in :meth:`_fit_triplets`, and by the
+    supervised multi-task learner, which has its own ``fit``.
     """
 
     _basis_options = ("lda",)
@@ -429,6 +432,12 @@ class _FromLabels:
         super()._check_params()
         check_number(self.k_genuine, "k_genuine", "int", low=1)
         check_number(self.k_impostor, "k_impostor", "int", low=1)
+
+    def __sklearn_tags__(self):
+        # y is required: scikit-learn then checks fit(X, None) fails clearly.
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
 
     @single_threaded
     def fit(self, X, y):
@@ -632,6 +641,26 @@ def validate_triplets(estimator, triplets):
     return indices, X
 
 
+def check_formed_points(estimator, X):
+    """Raise metric-learn's error for points that are not a 2-D array.
+
+    Without a ``preprocessor``, scikit-learn's ``validate_data`` would say
+    "Expected 2D array"; metric-learn's learners say "2D array of formed
+    points expected by <Estimator>. Found 1D array instead: ...", which
+    metric-learn's API tests check, so its own ``check_input`` raises here.
+    """
+    if issparse(X):
+        return
+    ndim = getattr(X, "ndim", None)
+    if ndim is None:
+        try:
+            ndim = np.asarray(X).ndim
+        except (TypeError, ValueError):
+            return  # ragged nested sequences: validate_data says so
+    if ndim != 2:
+        check_input(X, type_of_inputs="classic", estimator=estimator)
+
+
 def validate_supervised(estimator, X, y):
     """Check ``(X, y)`` for a supervised learner; set ``n_features_in_``.
 
@@ -641,7 +670,13 @@ def validate_supervised(estimator, X, y):
     into points. Labels must be class labels (``type_of_target`` binary or
     multiclass, not continuous values) of at least two classes.
     """
+    if y is None:
+        # scikit-learn's words, which its check_requires_y_none looks for.
+        raise ValueError(
+            "This %s estimator requires y to be passed, but the target y is "
+            "None: pass the class labels of X as y." % type(estimator).__name__)
     if estimator.preprocessor_ is None:
+        check_formed_points(estimator, X)
         X, y = validate_data(estimator, X, y, dtype=np.float64,
                              ensure_min_samples=2)
     else:

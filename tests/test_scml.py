@@ -316,6 +316,45 @@ def test_features_too_large_to_square_raise_with_the_fix(wine, wine_triplets):
                                atol=1e-6)
 
 
+def test_supervised_learners_require_y(wine):
+    # fit(X, None) failed with "too many values to unpack", and the target
+    # tag did not say y is required (so scikit-learn never checked it).
+    X_train, _, y_train, _ = wine
+    tasks = np.arange(len(y_train)) % 2
+    fits = [(SCML_Supervised(), lambda model: model.fit(X_train, None)),
+            (SCML_Supervised(preprocessor=X_train),
+             lambda model: model.fit(np.arange(len(y_train)), None)),
+            (LocalSCML_Supervised(), lambda model: model.fit(X_train, None)),
+            (MultiTaskSCML_Supervised(),
+             lambda model: model.fit(X_train, None, tasks))]
+    for model, fit in fits:
+        assert model.__sklearn_tags__().target_tags.required
+        with pytest.raises(ValueError, match="This %s estimator requires y to "
+                           "be passed, but the target y is None" %
+                           type(model).__name__):
+            fit(model)
+
+
+def test_points_that_are_not_2d_get_metric_learns_message(wine):
+    # metric-learn's wording, which its API tests check, not scikit-learn's
+    # "Expected 2D array".
+    X_train, _, y_train, _ = wine
+    scml = SCML_Supervised(max_iter=20, output_iter=10, random_state=0)
+    with pytest.raises(ValueError, match=r"^2D array of formed points expected"
+                       r" by SCML_Supervised\. Found 1D array instead:\ninput="):
+        scml.fit(X_train[:, 0], y_train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scml.fit(X_train, y_train)
+    for X in (X_train[0], list(X_train[0])):
+        with pytest.raises(ValueError, match=r"(?s)^2D array of formed points "
+                           r"expected by SCML_Supervised\. Found 1D array "
+                           r"instead:\ninput=.*Reshape your data"):
+            scml.transform(X)
+    with pytest.raises(ValueError, match="Found 3D array instead"):
+        scml.transform(X_train[None])
+
+
 def test_continuous_labels_raise_with_the_fix(wine):
     X_train, _, _, _ = wine
     with pytest.raises(ValueError, match="continuous.*class labels.*KBinsDiscretizer"):
