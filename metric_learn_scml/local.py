@@ -30,7 +30,6 @@ where both models coincide. With :math:`A = 0` the model *is* SCML-Global.
 import warnings
 
 import numpy as np
-from metric_learn._util import check_input
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
@@ -39,7 +38,7 @@ from ._solvers import forward_backward, local_objective
 from ._solvers import oriented_pairs
 from ._triplets import pair_index
 from .scml import (SCML, _BaseSCML, _FromLabels, check_number,
-                   scaled_differences)
+                   checked_input, scaled_differences)
 
 
 def _no_linear_embedding(estimator):
@@ -249,9 +248,8 @@ class _LocalSCMLMixin:
             :math:`(x, x')`; not symmetric.
         """
         check_is_fitted(self, "coef_")
-        pairs = check_input(pairs, type_of_inputs="tuples",
-                            preprocessor=self.preprocessor_, estimator=self,
-                            tuple_size=2)
+        pairs = checked_input(self, pairs, type_of_inputs="tuples",
+                              tuple_size=2)
         if pairs.shape[-1] != self.n_features_in_:
             raise ValueError(
                 "pairs have %d features, but %s is expecting %d features as "

@@ -26,7 +26,6 @@ small task weighs in the gradient as it does in the objective.
 import re
 
 import numpy as np
-from metric_learn._util import check_input
 from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_array
@@ -36,7 +35,8 @@ from ._basis import distinct_elements, lda_basis, triplet_basis
 from ._solvers import components_from_weights
 from ._triplets import triplets_from_labels
 from .scml import (_COMMON_PARAMETERS, _BaseSCML, _FromLabels,
-                   single_threaded, validate_supervised, validate_triplets)
+                   checked_input, single_threaded, validate_supervised,
+                   validate_triplets)
 
 
 class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -533,9 +533,8 @@ default='triplet_diffs'
             preprocessor=preprocessor, random_state=random_state)
 
     def _check_triplets(self, triplets):
-        return check_input(triplets, type_of_inputs="tuples",
-                           preprocessor=self.preprocessor_, estimator=self,
-                           tuple_size=3, dtype=np.float64)
+        return checked_input(self, triplets, type_of_inputs="tuples",
+                             tuple_size=3, dtype=np.float64)
 
     @single_threaded
     def fit(self, triplets, tasks):

@@ -19,10 +19,11 @@ import warnings
 
 import numpy as np
 from metric_learn.base_metric import MahalanobisMixin, _TripletsClassifierMixin
-from metric_learn._util import check_input
+from metric_learn._util import ArrayIndexer, check_input
+from metric_learn.exceptions import PreprocessorError
+from scipy.sparse import issparse
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
-from scipy.sparse import issparse
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -83,6 +84,45 @@ def check_number(value, name, kind, low=None, high=None, low_inclusive=True,
             name, ">=" if low_inclusive else ">", low, value))
     if high is not None and value > high:
         raise ValueError("%s must be <= %s, got %r." % (name, high, value))
+
+
+class NegativeIndexError(ValueError):
+    """A negative index into an array ``preprocessor``."""
+
+
+class PointIndexer(ArrayIndexer):
+    """metric-learn's array ``preprocessor``, refusing negative indices.
+
+    numpy would take ``-1`` as the last point, silently: an index triplet
+    or point with a negative entry is a user error.
+    """
+
+    def __call__(self, indices):
+        indices = np.asarray(indices)
+        if indices.dtype.kind in "iuf" and (indices < 0).any():
+            raise NegativeIndexError(
+                "Index %r in the input: with an array preprocessor, indices "
+                "select its rows and must lie in 0..%d. Negative indices are "
+                "not accepted (numpy would take -1 as the last row)." % (
+                    indices[indices < 0].ravel()[0].item(),
+                    self.X.shape[0] - 1))
+        return super().__call__(indices)
+
+
+def checked_input(estimator, data, **kwargs):
+    """metric-learn's ``check_input`` with ``estimator``'s preprocessor.
+
+    A negative index raises its :class:`NegativeIndexError` (a
+    ``ValueError``), not the ``PreprocessorError`` that metric-learn wraps
+    every failure of a preprocessor in.
+    """
+    try:
+        return check_input(data, preprocessor=estimator.preprocessor_,
+                           estimator=estimator, **kwargs)
+    except PreprocessorError as error:
+        if isinstance(error.__context__, NegativeIndexError):
+            raise error.__context__ from None
+        raise
 
 
 class _BaseSCML(MahalanobisMixin):
@@ -246,14 +286,18 @@ class _BaseSCML(MahalanobisMixin):
         if self.preprocessor_ is None:
             check_formed_points(self, X)
             return validate_data(self, X, reset=False)
-        X = check_input(X, type_of_inputs="classic", estimator=self,
-                        preprocessor=self.preprocessor_)
+        X = checked_input(self, X, type_of_inputs="classic")
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 "X has %d features, but %s is expecting %d features as "
                 "input." % (X.shape[1], type(self).__name__,
                             self.n_features_in_))
         return X
+
+    def _check_preprocessor(self):
+        super()._check_preprocessor()
+        if isinstance(self.preprocessor_, ArrayIndexer):
+            self.preprocessor_ = PointIndexer(self.preprocessor_.X)
 
     def _start_fit(self):
         self._check_params()
@@ -632,9 +676,8 @@ def validate_triplets(estimator, triplets):
     distinct points (``triplets_to_indices``), which :func:`check_scale`
     checks. Returns ``(indices, X)``.
     """
-    triplets = check_input(triplets, type_of_inputs="tuples",
-                           preprocessor=estimator.preprocessor_,
-                           estimator=estimator, tuple_size=3, dtype=np.float64)
+    triplets = checked_input(estimator, triplets, type_of_inputs="tuples",
+                             tuple_size=3, dtype=np.float64)
     indices, X = triplets_to_indices(triplets)
     check_scale(estimator, X)
     estimator.n_features_in_ = X.shape[1]
@@ -680,10 +723,8 @@ def validate_supervised(estimator, X, y):
         X, y = validate_data(estimator, X, y, dtype=np.float64,
                              ensure_min_samples=2)
     else:
-        X, y = check_input(X, y, type_of_inputs="classic",
-                           preprocessor=estimator.preprocessor_,
-                           estimator=estimator, dtype=np.float64,
-                           ensure_min_samples=2)
+        X, y = checked_input(estimator, X, y=y, type_of_inputs="classic",
+                             dtype=np.float64, ensure_min_samples=2)
         estimator.n_features_in_ = X.shape[1]
     kind = type_of_target(y, input_name="y")
     if kind not in ("binary", "multiclass"):

@@ -151,6 +151,29 @@ def test_indices_with_preprocessor_match_points(wine):
     np.testing.assert_allclose(supervised.components_, reference.components_)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_negative_indices_with_a_preprocessor_raise(wine):
+    # numpy took -1 as the last point, silently.
+    X_train, _, y_train, _ = wine
+    last = len(X_train) - 1
+    triplets = triplets_from_labels(X_train, y_train)[:300]
+    triplets[5, 2] = -1
+    fast = dict(preprocessor=X_train, max_iter=20, output_iter=10,
+                random_state=0)
+    with pytest.raises(ValueError, match=r"Index -1 in the input: with an "
+                       r"array preprocessor, indices .* 0\.\.%d" % last):
+        SCML(**fast).fit(triplets)
+    indices = np.arange(len(X_train))
+    with pytest.raises(ValueError, match=r"Index -1 in the input"):
+        SCML_Supervised(**fast).fit(-indices, y_train)
+    model = SCML_Supervised(**fast).fit(indices, y_train)
+    with pytest.raises(ValueError, match=r"Index -1 in the input"):
+        model.transform([0, -1])
+    # Points, even with negative coordinates, are not indices.
+    np.testing.assert_allclose(model.transform(-X_train[:2]),
+                               -model.transform([0, 1]))
+
+
 def test_user_basis_array(wine):
     X_train, _, y_train, _ = wine
     basis = np.eye(X_train.shape[1]) * 3.0
