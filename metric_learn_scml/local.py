@@ -273,8 +273,15 @@ class _LocalSCMLMixin:
         check_is_fitted(self, "coef_")
 
         def metric_fun(u, v, squared=False):
-            pair = np.stack([np.asarray(u, dtype=float).ravel(),
-                             np.asarray(v, dtype=float).ravel()])[None]
+            u = np.asarray(u, dtype=float).ravel()
+            v = np.asarray(v, dtype=float).ravel()
+            if u.shape != v.shape:
+                raise ValueError(
+                    "The metric of %s takes two points of %d features: got u "
+                    "with %d and v with %d." % (
+                        type(self).__name__, self.n_features_in_, u.shape[0],
+                        v.shape[0]))
+            pair = np.stack([u, v])[None]
             distance = self.pair_distance(pair)[0]
             return distance ** 2 if squared else distance
         return metric_fun

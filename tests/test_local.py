@@ -307,6 +307,16 @@ def test_per_point_metrics_are_consistent(iris, iris_model):
         expected[0, 10] ** 2)
 
 
+def test_metric_function_names_a_length_mismatch(iris_model, iris):
+    # numpy said "all input arrays must have the same shape".
+    X, _ = iris
+    metric = iris_model.get_metric()
+    with pytest.raises(ValueError, match="metric of LocalSCML_Supervised "
+                       "takes two points of 4 features: got u with 4 and v "
+                       "with 3"):
+        metric(X[0], X[1, :3])
+
+
 def test_transform_explains_what_to_use(iris_model, iris):
     with pytest.raises(AttributeError, match="pairwise_distances"):
         iris_model.transform(iris[0])
