@@ -29,7 +29,7 @@ import numpy as np
 from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_array
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._basis import distinct_elements, lda_basis, triplet_basis
 from ._solvers import components_from_weights
@@ -95,6 +95,11 @@ class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """
         self._set_metric()
         if X is not None:
+            if self.preprocessor_ is None:
+                # Record X's feature names, if any, for transform to expect;
+                # the metric, not X, gives n_features_in_.
+                validate_data(self, X, skip_check_array=True)
+                self.n_features_in_ = self.components_.shape[1]
             self.transform(X)
         return self
 
@@ -193,8 +198,12 @@ class _BaseMultiTaskSCML(_BaseSCML):
         """
         index = self._task_index(task)
         components = self.components_per_task_[index]
-        return TaskMetric(components.copy(),
-                          preprocessor=self.preprocessor)._set_metric()
+        metric = TaskMetric(components.copy(),
+                            preprocessor=self.preprocessor)._set_metric()
+        if hasattr(self, "feature_names_in_"):
+            # Fitted on a DataFrame: the task metric expects its columns.
+            metric.feature_names_in_ = self.feature_names_in_
+        return metric
 
     def get_mahalanobis_matrix(self, task=None):
         """The matrix :math:`M_t = \\sum_k W_{tk} b_k b_k^T` of one task.

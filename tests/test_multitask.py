@@ -371,6 +371,28 @@ def test_nan_and_bad_parameters_are_rejected():
         MultiTaskSCML(preprocessor=X).fit([[0, 1, 2], [3, 4, 5]], ["a"])
 
 
+def test_dataframe_feature_names_carry_over_to_the_task_metrics(fitted):
+    # transform(df, task=...) warned "X has feature names, but TaskMetric
+    # was fitted without feature names".
+    pd = pytest.importorskip("pandas")
+    model, X, y, tasks = fitted
+    columns = ["f%d" % i for i in range(X.shape[1])]
+    frame = pd.DataFrame(X, columns=columns)
+    on_frame = clone(model).fit(frame, y, tasks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        embedded = on_frame.transform(frame, task="a")
+        metric = on_frame.for_task("a")
+        refitted = clone(metric).fit(frame).transform(frame)
+    np.testing.assert_allclose(embedded, model.transform(X, task="a"))
+    np.testing.assert_allclose(refitted, embedded)
+    assert list(metric.feature_names_in_) == columns
+    with pytest.raises(ValueError, match="feature names should match"):
+        on_frame.transform(frame[columns[::-1]], task="a")
+    # Fitted on an array, a task metric has no feature names.
+    assert not hasattr(model.for_task("a"), "feature_names_in_")
+
+
 def test_input_is_not_modified():
     X, y, tasks = two_task_data(30)
     copies = X.copy(), y.copy(), tasks.copy()
