@@ -14,7 +14,12 @@ and classifies under its metric, whatever the kind of metric:
   query's own metric.
 """
 
+import sys
+
 import numpy as np
+from metric_learn.base_metric import (_PairsClassifierMixin,
+                                      _QuadrupletsClassifierMixin,
+                                      _TripletsClassifierMixin)
 from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin,
                           clone)
 from sklearn.metrics import accuracy_score
@@ -27,6 +32,46 @@ from .scml import check_number
 # Query rows handled at once by the local model (bounds the memory of the
 # distance block to this many rows times the training size).
 _QUERY_BLOCK = 1024
+
+# metric-learn's weakly supervised learners and what they fit on.
+_WEAKLY_SUPERVISED = ((_PairsClassifierMixin, "pairs"),
+                      (_TripletsClassifierMixin, "triplets"),
+                      (_QuadrupletsClassifierMixin, "quadruplets"))
+
+
+def check_metric_learner(estimator):
+    """Raise a ``TypeError`` unless ``estimator`` learns a metric from labels.
+
+    Accepted: a supervised learner fitted as ``fit(X, y)`` (or ``fit(X, y,
+    tasks)``) that is local (``local_weights`` and ``pairwise_distances``),
+    multi-task (``for_task``) or global (``transform``). A weakly supervised
+    learner (pairs, triplets or quadruplets) would fail inside its ``fit``.
+    """
+    name = type(estimator).__name__
+    accepted = (
+        "MetricKNeighborsClassifier's estimator must be a supervised metric "
+        "learner, fitted as fit(X, y) or fit(X, y, tasks): SCML_Supervised, "
+        "MultiTaskSCML_Supervised, LocalSCML_Supervised, or any metric-learn "
+        "supervised Mahalanobis learner (e.g. LMNN, NCA, ITML_Supervised) or "
+        "scikit-learn transformer.")
+    for mixin, tuples in _WEAKLY_SUPERVISED:
+        if isinstance(estimator, mixin):
+            supervised = name + "_Supervised"
+            module = sys.modules.get(type(estimator).__module__)
+            hint = (" Use %s, which builds its %s from the labels." % (
+                supervised, tuples) if hasattr(module, supervised) else "")
+            raise TypeError(
+                "estimator=%s is weakly supervised: it fits on %s, not on "
+                "labels. %s%s" % (name, tuples, accepted, hint))
+    local = (hasattr(estimator, "local_weights")
+             and hasattr(estimator, "pairwise_distances"))
+    if not (hasattr(estimator, "fit") and (
+            local or hasattr(estimator, "for_task")
+            or hasattr(estimator, "transform"))):
+        raise TypeError(
+            "estimator=%s is not a metric learner: it has no transform "
+            "(global metric), for_task (multi-task) or local_weights and "
+            "pairwise_distances (local). %s" % (name, accepted))
 
 
 class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
@@ -45,7 +90,9 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         A supervised metric learner: global (has ``transform``), multi-task
         (fitted with ``fit(X, y, tasks)``; has ``tasks_`` and
         ``for_task``) or local (has ``local_weights`` and
-        ``pairwise_distances``).
+        ``pairwise_distances``). Weakly supervised learners (fitted on
+        pairs, triplets or quadruplets, such as :class:`SCML`) raise a
+        ``TypeError`` in ``fit``: use their ``_Supervised`` versions.
     n_neighbors : int, default=3
         The paper uses 3.
 
@@ -88,6 +135,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         self
         """
         check_number(self.n_neighbors, "n_neighbors", "int", low=1)
+        check_metric_learner(self.estimator)
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
         self.classes_, self._y_index = np.unique(y, return_inverse=True)

@@ -147,6 +147,30 @@ def test_bad_input(wine, local_knn):
         local_knn.predict(X_test[:, :5])
 
 
+def test_estimator_that_learns_no_metric_from_labels_is_refused(wine):
+    # SCML() failed inside fit with "SCML.fit() takes 2 positional arguments
+    # but 3 were given", a classifier with an AttributeError on transform.
+    from sklearn.linear_model import LogisticRegression
+    from metric_learn import ITML
+    from metric_learn_scml import LocalSCML, MultiTaskSCML, SCML
+    X, y, _, _ = wine
+    accepted = ("MetricKNeighborsClassifier's estimator must be a supervised "
+                "metric learner, fitted as fit\\(X, y\\) or "
+                "fit\\(X, y, tasks\\): SCML_Supervised, "
+                "MultiTaskSCML_Supervised, LocalSCML_Supervised, or any "
+                "metric-learn supervised Mahalanobis learner")
+    for weak, tuples in ((SCML(), "triplets"), (LocalSCML(), "triplets"),
+                         (MultiTaskSCML(), "triplets"), (ITML(), "pairs")):
+        name = type(weak).__name__
+        with pytest.raises(TypeError, match="estimator=%s is weakly supervised:"
+                           " it fits on %s, not on labels. %s.*Use "
+                           "%s_Supervised" % (name, tuples, accepted, name)):
+            MetricKNeighborsClassifier(weak).fit(X, y)
+    with pytest.raises(TypeError, match="estimator=LogisticRegression is not a "
+                       "metric learner: it has no transform .*%s" % accepted):
+        MetricKNeighborsClassifier(LogisticRegression()).fit(X, y)
+
+
 # --------------------------------------------------------------------------
 # Multi-task models
 # --------------------------------------------------------------------------
