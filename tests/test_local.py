@@ -383,23 +383,6 @@ def test_tiny_features_are_fitted_and_evaluated_at_unit_scale(iris):
     assert model.objective_ <= model.start_objective_ < 1
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_local_batch_size_is_capped_at_the_number_of_triplets(iris,
-                                                              monkeypatch):
-    import metric_learn_scml.local as local_module
-    batch_sizes = []
-
-    def spy(*args, **kwargs):
-        batch_sizes.append(kwargs["batch_size"])
-        return solver(*args, **kwargs)
-    solver = local_module.forward_backward
-    monkeypatch.setattr(local_module, "forward_backward", spy)
-    X, y = iris
-    LocalSCML_Supervised(batch_size=100000, embedding_dim=5, max_iter=20,
-                         output_iter=10, random_state=0).fit(X, y)
-    assert batch_sizes == [len(triplets_from_labels(X, y))]
-
-
 def test_local_stage_without_any_element_warns_with_the_fix(iris):
     # The global stage keeps elements but the local one drops them all:
     # the zero metric (chance-level k-NN) came with no warning.

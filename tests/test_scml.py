@@ -462,20 +462,24 @@ def test_features_too_tiny_to_square_raise_with_the_fix(wine):
 def test_batch_size_is_capped_at_the_number_of_triplets(wine, monkeypatch):
     # Draws are with replacement, so batch_size=100000 only repeated
     # triplets: 40 to 60 s for 300 iterations on iris.
+    import metric_learn_scml.local as local_module
     import metric_learn_scml.scml as scml_module
     batch_sizes = []
-
-    def spy(*args, **kwargs):
-        batch_sizes.append(kwargs["batch_size"])
-        return solver(*args, **kwargs)
-    solver = scml_module.rda
-    monkeypatch.setattr(scml_module, "rda", spy)
+    for module, name in ((scml_module, "rda"),
+                         (local_module, "forward_backward")):
+        def spy(*args, solver=getattr(module, name), **kwargs):
+            batch_sizes.append(kwargs["batch_size"])
+            return solver(*args, **kwargs)
+        monkeypatch.setattr(module, name, spy)
     X_train, _, y_train, _ = wine
-    SCML_Supervised(batch_size=100000, max_iter=20, output_iter=10,
-                    random_state=0).fit(X_train, y_train)
-    SCML_Supervised(max_iter=20, output_iter=10,
-                    random_state=0).fit(X_train, y_train)
-    assert batch_sizes == [len(triplets_from_labels(X_train, y_train)), 32]
+    fast = dict(max_iter=20, output_iter=10, random_state=0)
+    SCML_Supervised(batch_size=100000, **fast).fit(X_train, y_train)
+    SCML_Supervised(**fast).fit(X_train, y_train)
+    LocalSCML_Supervised(batch_size=100000, embedding_dim=5,
+                         **fast).fit(X_train, y_train)
+    n_triplets = len(triplets_from_labels(X_train, y_train))
+    # The local learner's global stage, then its local stage.
+    assert batch_sizes == [n_triplets, 32, n_triplets, n_triplets]
 
 
 def test_non_convergence_warns(wine):
