@@ -41,6 +41,7 @@ small-tasks``.
 
 import json
 import math
+import textwrap
 import time
 import warnings
 from pathlib import Path
@@ -379,6 +380,8 @@ def _cell(row, key, digits):
     text = "%.*f" % (digits, row[key])
     if key == "error_mean" and not math.isnan(row.get("error_se", math.nan)):
         text += " ± %.1f" % row["error_se"]
+    if key == "error_mean" and row.get("n_failed"):
+        text += " (%d failed)" % row["n_failed"]
     return text
 
 
@@ -412,7 +415,7 @@ def report(records):
     """The breadth tables as markdown lines: errors, comparisons, fit times."""
     rows = summary_rows(records)
     failures = sorted({"%s on %s: %s" % (record["method"], record["dataset"],
-                                        record["failed"][:100])
+                                        textwrap.shorten(record["failed"], 100))
                        for record in records if record.get("failed")})
     lines = ["### 3-NN test error (%), mean ± standard error over splits", ""]
     lines += grid(rows, records)
@@ -527,7 +530,7 @@ def small_tasks_table(rows):
     """Markdown: one line per method of the small-tasks summary rows."""
     return markdown_table(
         ["method", "3-NN test error (%), mean over tasks", "active basis",
-         "fit time (s, mean)", "splits"],
+         "fit time (s, all tasks)", "splits"],
         [[row["method"], _cell(row, "error_mean", 1),
           _cell(row, "n_active_mean", 1), _cell(row, "fit_seconds_mean", 2),
           row["n_splits"]] for row in rows])
