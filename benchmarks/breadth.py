@@ -122,7 +122,7 @@ COMPARISONS = ((OURS, EUCLIDEAN), (OURS, ML_SCML), (LOCAL, EUCLIDEAN))
 
 SPLIT_COLUMNS = ("dataset", "split", "method", "error", "fit_seconds",
                  "n_active", "n_warnings", "n_train", "n_features", "failed",
-                 "skipped")
+                 "skipped", "commit")
 SUMMARY_COLUMNS = ("dataset", "group", "method", "error_mean", "error_se",
                    "fit_seconds_mean", "n_splits", "n_failed", "n_active_mean")
 
@@ -554,6 +554,16 @@ to choose defaults, *held-out* ones only to report them. "local" is
 from one thread on a shared 2-core machine."""
 
 
+def _provenance(records):
+    """Which commit each method's fits come from (reruns merge into the table)."""
+    methods = {}
+    for record in records:
+        methods.setdefault(record.get("commit", "unknown"), {})[record["method"]] = None
+    return ["- breadth fits: " + "; ".join(
+        "%s at commit `%s`" % (", ".join(names), commit)
+        for commit, names in methods.items())]
+
+
 def write_page(out):
     """Write ``breadth.md`` in ``out`` from the CSV files there; return its path."""
     out = Path(out)
@@ -565,7 +575,8 @@ def write_page(out):
                 meta["command"], meta["wall_seconds"], meta["commit"],
                 meta["finished"]))
     if (out / "breadth_splits.csv").exists():
-        lines += [""] + report(read_records(out / "breadth_splits.csv"))
+        records = read_records(out / "breadth_splits.csv")
+        lines += _provenance(records) + [""] + report(records)
     if (out / "small_tasks.csv").exists():
         lines += ["", "### Small tasks: movement_libras as three 5-class tasks "
                   "of 60 training points (90 features)", "",
@@ -592,6 +603,8 @@ def run_command(command, args, progress, out):
         records = run(args.datasets or (QUICK_DATASETS if args.quick else None),
                       args.methods or (QUICK_METHODS if args.quick else None),
                       n_splits, args.max_samples, progress)
+        for record in records:
+            record["commit"] = args.commit
         if out is not None:
             records = merge(out / "breadth_splits.csv", records)
         rows = summary_rows(records)
