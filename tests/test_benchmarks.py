@@ -575,7 +575,8 @@ def test_breadth_command_writes_table_csv_and_merges_reruns(tmp_path, capsys):
         assert rows[name, "ours"]["n_splits"] == 1
     assert rows["iris", "ours"]["group"] == "selection"
     page = (tmp_path / "breadth.md").read_text()
-    assert "| iris | selection | 105 x 4 |" in page and "- breadth fits: Euclidean, ours at commit" in page
+    assert "| iris | selection | 105 x 4 |" in page
+    assert "- breadth fits: Euclidean, ours at commit" in page
 
     # Rerunning one method replaces its fits and keeps the others.
     first = breadth.read_records(tmp_path / "breadth_splits.csv")
