@@ -301,7 +301,7 @@ def run_global(args, progress):
     records = compare_global.run(
         quick=args.quick, n_splits=args.splits, datasets=args.datasets,
         methods=args.methods, preprocessing=args.preprocessing, progress=progress,
-        n_jobs=args.jobs)
+        n_jobs=args.jobs, uncapped=args.uncapped)
     return records, summarise(records)
 
 
@@ -417,7 +417,8 @@ def run_table(command, args, progress, out):
             print("\n".join(targets))
     if command == "global":
         from .compare_global import plan, skipped
-        not_run = skipped(plan(args.quick, args.splits, args.datasets, args.methods)[2])
+        not_run = skipped(plan(args.quick, args.splits, args.datasets, args.methods,
+                               args.uncapped)[2])
         if not_run:
             print("\nnot run (split budget 0): " + ", ".join(
                 "%s on %s" % (method, dataset) for dataset, method in not_run))
@@ -480,6 +481,10 @@ def parse_args(argv=None):
                         help="global only: keep the earlier fits in --out's "
                              "global_splits.csv for the datasets and methods "
                              "this run does not measure, and summarise all")
+    parser.add_argument("--uncapped", action="store_true",
+                        help="global only: run --splits for every method, "
+                             "without the per-method split budgets (e.g. ITML "
+                             "on Letters, which a full run leaves out)")
     parser.add_argument("--jobs", type=_positive_int, default=1,
                         help="worker processes for the global table (slow "
                              "methods get their own; default 1)")

@@ -380,7 +380,8 @@ def lookup(names, registry, kind):
     return keys
 
 
-def plan(quick=False, n_splits=None, dataset_names=None, method_names=None):
+def plan(quick=False, n_splits=None, dataset_names=None, method_names=None,
+         uncapped=False):
     """Which datasets, methods and how many splits each method gets.
 
     Returns
@@ -390,7 +391,8 @@ def plan(quick=False, n_splits=None, dataset_names=None, method_names=None):
     budget : dict of (dataset, method) to int
         Splits to run: ``n_splits`` (default 2 with ``quick``, else 20),
         capped by the method's ``max_splits`` except with ``quick``, where
-        the small configuration is small anyway; 0 means not run.
+        the small configuration is small anyway, or ``uncapped``, which runs
+        a pair the full table leaves out (ITML on Letters); 0 means not run.
     """
     if dataset_names is None and quick:
         dataset_names = QUICK_DATASETS
@@ -403,8 +405,8 @@ def plan(quick=False, n_splits=None, dataset_names=None, method_names=None):
     budget = {}
     for dataset in dataset_keys:
         for method in method_keys:
-            caps = [] if quick else [DATASETS[dataset].max_splits,
-                                     METHODS[method].max_splits.get(dataset)]
+            caps = [] if quick or uncapped else [
+                DATASETS[dataset].max_splits, METHODS[method].max_splits.get(dataset)]
             budget[dataset, method] = min([n_splits] + [cap for cap in caps
                                                         if cap is not None])
     return dataset_keys, method_keys, budget
@@ -417,7 +419,8 @@ def skipped(budget):
 
 
 def run(quick=False, n_splits=None, datasets=None, methods=None,
-        preprocessing=DEFAULT_PREPROCESSING, progress=None, n_jobs=1):
+        preprocessing=DEFAULT_PREPROCESSING, progress=None, n_jobs=1,
+        uncapped=False):
     """Run the global comparison.
 
     Parameters
@@ -439,6 +442,9 @@ def run(quick=False, n_splits=None, datasets=None, methods=None,
         NCA, ITML) of every dataset is a job of its own, started first, and
         the other methods of a dataset form one job; every fit still runs
         on one thread.
+    uncapped : bool, default=False
+        Run ``n_splits`` for every method, without the per-method split
+        budgets (see :func:`plan`).
 
     Returns
     -------
@@ -447,7 +453,8 @@ def run(quick=False, n_splits=None, datasets=None, methods=None,
         method, error, fit_seconds, tune_seconds, n_active, chosen``, or
         ``failed`` (the error message) when the method raised.
     """
-    dataset_keys, method_keys, budget = plan(quick, n_splits, datasets, methods)
+    dataset_keys, method_keys, budget = plan(quick, n_splits, datasets, methods,
+                                             uncapped)
     if n_jobs == 1:
         jobs = [(dataset, method_keys) for dataset in dataset_keys]
     else:
