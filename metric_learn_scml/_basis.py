@@ -15,9 +15,19 @@ leading solutions of the generalised eigenproblem
 .. math:: S_b v = \lambda (S_w + \rho I) v
 
 for many small regions at once, where :math:`S_b = H H^T` is given by a
-factor :math:`H` and the ridge :math:`\rho` (a fraction of the mean
-eigenvalue of :math:`S_w`) keeps the problem well posed when a region has
-fewer points than dimensions.
+factor :math:`H`. The ridge :math:`\rho` is the Ledoit-Wolf shrinkage of
+the within scatter (as in scikit-learn's
+``LinearDiscriminantAnalysis(shrinkage='auto')``), chosen from each
+region's own points: a region with about as many points as features, or
+fewer, has a singular :math:`S_w`, along whose null space one direction
+separates the region's classes perfectly and carries over to no new point.
+Shrinking towards :math:`\mu I` (:math:`\mu` the mean eigenvalue) by the
+amount that minimises the expected squared error of the covariance
+estimate removes those directions; a well-sampled region is shrunk little.
+The paper's FDA is unregularised; the shrinkage goes beyond it because,
+without it, small high-dimensional tasks collapse to a few such directions
+(movement_libras cut into 60-point tasks: 26.4 % 3-NN error against
+Euclidean's 16.4 %).
 
 - :func:`lda_basis` (labels): :math:`S_w` is the within-class scatter of
   the region's points and :math:`H` holds
@@ -38,10 +48,52 @@ from sklearn.neighbors import NearestNeighbors
 from ._solvers import _chunk_rows
 from ._triplets import distinct_rows
 
-# Relative ridge added to the within-region scatter: small enough to leave a
-# well-sampled region's FDA unchanged, large enough to keep a region with
-# fewer points than dimensions finite and well conditioned.
+# Smallest relative ridge of the within-region scatter (where Ledoit-Wolf
+# shrinks less): it keeps every solve finite and well conditioned.
 RIDGE = 1e-3
+
+
+def ledoit_wolf_shrinkage(within_rows):
+    r"""Ledoit-Wolf shrinkage of each region's scatter, from its Gram matrix.
+
+    For rows :math:`C` (``m x D``, taken as centred) with
+    :math:`S = C^T C / m`, :math:`\mu = \operatorname{tr} S / D`, the
+    Ledoit-Wolf (2004) coefficient of :math:`(1 - a) S + a \mu I` is
+    :math:`a = \min(b, d) / d` with
+
+    .. math::
+
+        d = \tfrac1D \|S - \mu I\|_F^2, \qquad
+        b = \tfrac{1}{D m^2} \sum_i \|c_i c_i^T - S\|_F^2
+          = \tfrac{1}{D m} \Big(\tfrac1m \sum_i \|c_i\|^4
+            - \|S\|_F^2\Big),
+
+    the value of :func:`sklearn.covariance.ledoit_wolf_shrinkage` with
+    ``assume_centered=True``. Every term is a trace of the ``m x m`` Gram
+    matrix :math:`C C^T` (:math:`\|S\|_F = \|C C^T\|_F / m`), so a region
+    of 40 points in 3,000 dimensions never forms a ``D x D`` matrix.
+
+    Parameters
+    ----------
+    within_rows : ndarray of shape (n_regions, m, n_features)
+
+    Returns
+    -------
+    shrinkage : ndarray of shape (n_regions,)
+        In ``[0, 1]``; 0 for a region whose rows are all zero.
+    """
+    n_regions, n_rows, n_features = within_rows.shape
+    gram = within_rows @ np.swapaxes(within_rows, 1, 2)
+    row_norms = np.einsum("rmm->rm", gram)
+    trace = row_norms.sum(axis=1) / n_rows
+    mu = trace / n_features
+    scatter_norm = np.einsum("rab,rab->r", gram, gram) / n_rows ** 2
+    spread = ((np.square(row_norms).sum(axis=1) / n_rows - scatter_norm)
+              / (n_features * n_rows))
+    distance = (scatter_norm - 2 * mu * trace + n_features * mu ** 2) / n_features
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shrinkage = np.minimum(spread, distance) / distance
+    return np.clip(np.where(distance > 0, shrinkage, 0.0), 0.0, 1.0)
 
 
 def neighbourhood_scales(n_features):
@@ -52,11 +104,15 @@ def neighbourhood_scales(n_features):
     return (20, 50) if n_features > 50 else (10, 20)
 
 
-def discriminant_directions(within_rows, between_factor, n_directions):
+def discriminant_directions(within_rows, between_factor, n_directions,
+                            shrink=True):
     r"""Leading generalised eigenvectors of :math:`(H H^T, S_w + \rho I)`.
 
     :math:`S_w = C^T C` is given by its rows :math:`C` (``m x D``) and
-    :math:`\rho` is ``RIDGE`` times the mean eigenvalue of :math:`S_w`. With
+    :math:`\rho = \max(a / (1 - a), \text{RIDGE})` times the mean
+    eigenvalue of :math:`S_w`, with :math:`a` the Ledoit-Wolf shrinkage
+    (:func:`ledoit_wolf_shrinkage`): :math:`S_w + \rho I` is then
+    proportional to the shrunk scatter :math:`(1 - a) S + a \mu I`. With
     :math:`Z = (S_w + \rho I)^{-1} H`, every solution with a non-zero
     eigenvalue is :math:`v = Z a` for an eigenvector :math:`a` of the small
     symmetric matrix :math:`H^T Z` (then
@@ -77,6 +133,9 @@ def discriminant_directions(within_rows, between_factor, n_directions):
     n_directions : int
         Directions kept per region (at most ``n_columns`` and
         ``n_features``).
+    shrink : bool, default=True
+        Ledoit-Wolf shrinkage of :math:`S_w`; without it :math:`\rho` is
+        ``RIDGE`` times the mean eigenvalue.
 
     Returns
     -------
@@ -88,7 +147,12 @@ def discriminant_directions(within_rows, between_factor, n_directions):
     n_regions, n_rows, n_features = within_rows.shape
     mean_eigenvalue = np.einsum("rmd,rmd->r", within_rows,
                                 within_rows) / n_features
-    ridge = RIDGE * np.where(mean_eigenvalue > 0, mean_eigenvalue, 1.0)
+    shrinkage = (ledoit_wolf_shrinkage(within_rows) if shrink
+                 else np.zeros(n_regions))
+    # a -> 1 (S carries no information beyond its trace) makes rho infinite:
+    # 1e12 is as good there, since the solves divide by rho.
+    relative = np.maximum(shrinkage / np.maximum(1.0 - shrinkage, 1e-12), RIDGE)
+    ridge = relative * np.where(mean_eigenvalue > 0, mean_eigenvalue, 1.0)
     rows_t = np.swapaxes(within_rows, 1, 2)
     if n_rows < n_features:
         gram = within_rows @ rows_t + ridge[:, None, None] * np.eye(n_rows)
@@ -266,7 +330,11 @@ def triplet_basis(X, triplets, n_basis, random_state=None):
         chosen = nearest[:, :min(scale, largest)]
         targets = target_diffs[chosen]          # (regions, m, features)
         between = np.swapaxes(impostor_diffs[chosen], 1, 2)
-        bases.append(discriminant_directions(targets, between, n_directions))
+        # No shrinkage: the anchor-target scatter is the signal here (small
+        # along the directions the triplets care for); shrinking it towards
+        # isotropy cost MultiTaskSCML's triplet tests 5 points of accuracy.
+        bases.append(discriminant_directions(targets, between, n_directions,
+                                             shrink=False))
     return _trim(np.concatenate(bases), n_basis)
 
 
