@@ -126,7 +126,7 @@ def diagnose(X_train, y_train, X_test, y_test, random_state=0, reference=None):
     basis = ours.basis_
     triplets = triplets_from_labels(X_train, y_train, ours.k_genuine,
                                     ours.k_impostor)
-    optimum, _ = full_batch_weights(X_train, triplets, basis, ours.beta,
+    optimum, _ = full_batch_weights(X_train, triplets, basis, ours.beta_,
                                     ours.weights_.astype(float))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -188,6 +188,47 @@ class SquaredDifferences:
             out[:, first - start:first - start + block.shape[0]] = weights @ block.T
         return out
 
+    def weighted_sum(self, coefficients):
+        r""":math:`\sum_p c_p s_p` over all pairs, shape (K,).
+
+        Computed in blocks, over the pairs with a non-zero coefficient only.
+        """
+        used = np.flatnonzero(coefficients)
+        total = np.zeros(self.n_features)
+        chunk = _chunk_rows(self.n_features)
+        for start in range(0, used.shape[0], chunk):
+            block = used[start:start + chunk]
+            total += coefficients[block] @ self.rows(block).astype(float)
+        return total
+
+
+def largest_magnitude(X):
+    """``max |X|`` (0 for an empty array)."""
+    # max and -min: no |X| temporary as large as the data.
+    return max(X.max(initial=0.0), -X.min(initial=0.0))
+
+
+def unit_scale(X):
+    """The power of two ``f`` that brings ``max |X * f|`` into [0.5, 1).
+
+    The solvers run on ``X * f`` with the penalty rescaled to match (SCML
+    is scale-equivariant) and scale the result back. A power of two
+    changes no rounding, so data of ordinary scale give the same bits,
+    while tiny data (1e-20) no longer underflow the float32 table of
+    squared differences nor overflow the weights.
+    """
+    return float(np.ldexp(1.0, -int(np.frexp(largest_magnitude(X))[1])))
+
+
+def scaled_differences(X, basis, pairs, **kwargs):
+    """``SquaredDifferences`` of ``X`` at unit scale, and the factor ``f``.
+
+    The rows are ``f**2`` times those of ``X`` (see :func:`unit_scale`):
+    a solver's weights on them are ``1 / f**2`` times the user's.
+    """
+    unit = unit_scale(X)
+    return SquaredDifferences(X @ (basis.T * unit), pairs, **kwargs), unit
+
 
 def objective(differences, triplet_pairs, task_offsets, weights, beta):
     r"""The mt-SCML objective :math:`F(W)` (SCML-Global when T = 1).
@@ -239,6 +280,9 @@ class SolverResult:
         Whether the stopping rule fired before ``max_iter``.
     history : list of tuple
         ``(iteration, objective, n_active)`` at every evaluation.
+    dual_gap : float
+        Duality gap of ``weights`` (an upper bound on its distance to the
+        optimum) where the solver certifies one, else NaN.
     """
 
     weights: np.ndarray
@@ -246,6 +290,7 @@ class SolverResult:
     n_iter: int
     converged: bool
     history: list = field(default_factory=list)
+    dual_gap: float = float("nan")
 
 
 class ProgressTable:
@@ -272,6 +317,21 @@ class ProgressTable:
     def footer(self, message):
         if self.verbose:
             print("[%s] %s" % (self.name, message))
+
+
+def triplet_scale(differences, triplet_pairs, random_state):
+    r"""The mean absolute entry :math:`s` of the triplet vectors :math:`g`.
+
+    Estimated on at most 10,000 random triplets. The solvers work in units
+    where :math:`g / s` is of order one (so one step size suits data of any
+    scale); 1.0 when it is zero or not finite.
+    """
+    rng = check_random_state(random_state)
+    sample = triplet_pairs[rng.randint(0, triplet_pairs.shape[0], size=min(
+        triplet_pairs.shape[0], 10000))]
+    scale = np.abs(differences.rows(sample[:, 0])
+                   - differences.rows(sample[:, 1])).mean(dtype=float)
+    return scale if np.isfinite(scale) and scale > 0 else 1.0
 
 
 def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
@@ -328,11 +388,7 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     task_sizes = np.diff(task_offsets)
     n_tasks, n_basis = task_sizes.shape[0], differences.n_features
 
-    sample = triplet_pairs[rng.randint(0, triplet_pairs.shape[0], size=min(
-        triplet_pairs.shape[0], 10000))]
-    scale = np.abs(differences.rows(sample[:, 0])
-                   - differences.rows(sample[:, 1])).mean(dtype=float)
-    scale = scale if np.isfinite(scale) and scale > 0 else 1.0
+    scale = triplet_scale(differences, triplet_pairs, rng)
     scaled_beta = beta / scale
 
     weights = np.zeros((n_tasks, n_basis))
@@ -573,11 +629,7 @@ verbose, name
     n_triplets = triplet_pairs.shape[0]
     couples, triplet_couples = oriented_pairs(anchors, triplet_pairs)
 
-    sample = triplet_pairs[rng.randint(0, n_triplets, size=min(n_triplets,
-                                                               10000))]
-    scale = np.abs(differences.rows(sample[:, 0])
-                   - differences.rows(sample[:, 1])).mean(dtype=float)
-    scale = scale if np.isfinite(scale) and scale > 0 else 1.0
+    scale = triplet_scale(differences, triplet_pairs, rng)
     step = learning_rate / scale
 
     # A zero column has a zero gradient and stays zero: steps and

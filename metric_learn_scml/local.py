@@ -37,8 +37,8 @@ from ._embedding import KernelPCAEmbedding
 from ._solvers import forward_backward, local_objective
 from ._solvers import oriented_pairs
 from ._triplets import pair_index
-from .scml import (SCML, _BaseSCML, _FromLabels, check_number,
-                   checked_input, scaled_differences)
+from ._solvers import scaled_differences
+from .scml import SCML, _BaseSCML, _FromLabels, check_number, checked_input
 
 
 def _no_linear_embedding(estimator):
@@ -70,6 +70,7 @@ class _LocalSCMLMixin:
         name = type(self).__name__
         global_weights = self._solve(X, triplets, [0, triplets.shape[0]],
                                      basis)[0, :]
+        basis = self.basis_
         self.global_weights_ = global_weights
         self.global_objective_ = self.objective_
         self.global_n_iter_ = self.n_iter_
@@ -88,7 +89,7 @@ class _LocalSCMLMixin:
         start[-1] = np.sqrt(global_weights) / unit
         result = forward_backward(
             differences, triplet_pairs, triplets[:, 0], embedding, start,
-            beta=self.beta * unit, learning_rate=self.learning_rate,
+            beta=self.beta_ * unit, learning_rate=self.learning_rate,
             batch_size=self._batch_size([0, triplets.shape[0]]),
             max_iter=self.max_iter,
             eval_every=self.output_iter, tol=self.tol,
@@ -122,7 +123,7 @@ class _LocalSCMLMixin:
                 "acts on the square roots of the weights, so for data scaled "
                 "by s it needs beta * s where the global stage needs "
                 "beta * s**2." % (name, np.count_nonzero(global_weights),
-                                  self.beta),
+                                  self.beta_),
                 UserWarning)
         return self
 
@@ -156,7 +157,7 @@ class _LocalSCMLMixin:
         differences, unit = scaled_differences(X, self.basis_, pairs)
         return local_objective(
             differences, couples, triplet_couples, embedding,
-            np.vstack([coef, intercept]) / unit, self.beta * unit)[0]
+            np.vstack([coef, intercept]) / unit, self.beta_ * unit)[0]
 
     def _weights_of(self, X):
         roots = self.embedding_.transform(X) @ self.coef_ + self.intercept_
@@ -407,10 +408,12 @@ class LocalSCML(_LocalSCMLMixin, SCML):
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  embedding_dim=40, learning_rate=0.3, gamma=1.0,
                  max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
-                 n_iter_no_change=4, verbose=False, preprocessor=None,
-                 random_state=None):
+                 n_iter_no_change=4, solver="auto", max_new_elements=0,
+                 verbose=False, preprocessor=None, random_state=None):
         self.embedding_dim = embedding_dim
         self.learning_rate = learning_rate
+        self.solver = solver
+        self.max_new_elements = max_new_elements
         super().__init__(
             beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
             max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
@@ -473,15 +476,20 @@ class LocalSCML_Supervised(_LocalSCMLMixin, _FromLabels, _BaseSCML):
     True
     """
 
+    _auto_beta = True
+
     def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
                  n_basis=None, embedding_dim=40, learning_rate=0.3,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
-                 tol=1e-3, n_iter_no_change=4, verbose=False,
-                 preprocessor=None, random_state=None):
+                 tol=1e-3, n_iter_no_change=4, solver="auto",
+                 max_new_elements=0, verbose=False, preprocessor=None,
+                 random_state=None):
         self.k_genuine = k_genuine
         self.k_impostor = k_impostor
         self.embedding_dim = embedding_dim
         self.learning_rate = learning_rate
+        self.solver = solver
+        self.max_new_elements = max_new_elements
         super().__init__(
             beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
             max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,

@@ -24,13 +24,18 @@ from metric_learn.exceptions import PreprocessorError
 from scipy.sparse import issparse
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import train_test_split
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ._basis import default_n_basis, lda_basis, triplet_basis
-from ._solvers import SquaredDifferences, components_from_weights, rda
+from ._exact import exact_phase
+from ._selection import (LabelledPath, beta_grid, held_out_scores,
+                         held_out_triplets)
+from ._solvers import (SquaredDifferences, components_from_weights,
+                       largest_magnitude, rda, scaled_differences)
 from ._triplets import pair_index, triplets_from_labels, triplets_to_indices
 
 
@@ -125,6 +130,13 @@ def checked_input(estimator, data, **kwargs):
         raise
 
 
+# solver='auto' runs the exact phase up to this many triplets (about 1,650
+# points at 3 x 10 per point). Its LPs grow with the triplets near the
+# margin: on the KEEL ring data (1,400 points, 42,000 triplets, loss 0.47)
+# it took 5 s where RDA takes 0.3 s, and nothing bounds it beyond.
+EXACT_MAX_TRIPLETS = 50000
+
+
 class _BaseSCML(MahalanobisMixin):
     """Shared parameters, validation and fitting of the SCML learners.
 
@@ -134,6 +146,12 @@ class _BaseSCML(MahalanobisMixin):
 
     _tuple_size = 3
     _basis_options = ()
+    # Learners that take beta='auto' (choose it on held-out points).
+    _auto_beta = False
+    # The exact phase and column generation serve one task (an LP); the
+    # multi-task learners keep RDA, and have no such parameters.
+    solver = "rda"
+    max_new_elements = 0
 
     def __init__(self, beta=1e-5, basis="lda", n_basis=None, gamma=1.0,
                  max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
@@ -153,7 +171,24 @@ class _BaseSCML(MahalanobisMixin):
         self.random_state = random_state
 
     def _check_params(self):
-        check_number(self.beta, "beta", "float", low=0)
+        if not (self._auto_beta and isinstance(self.beta, str)
+                and self.beta == "auto"):
+            try:
+                check_number(self.beta, "beta", "float", low=0)
+            except TypeError:
+                if not self._auto_beta:
+                    raise
+                raise TypeError("beta must be 'auto' or a real number, got "
+                                "%r." % (self.beta,)) from None
+        if self.solver not in ("auto", "exact", "rda"):
+            raise ValueError("solver=%r is not supported: use 'auto', 'exact' "
+                             "(RDA, then the exact optimum) or 'rda'." % (
+                                 self.solver,))
+        check_number(self.max_new_elements, "max_new_elements", "int", low=0)
+        if self.max_new_elements and self.solver == "rda":
+            raise ValueError("max_new_elements=%d needs solver='exact' or "
+                             "'auto': the elements are added by the exact "
+                             "phase." % self.max_new_elements)
         check_number(self.gamma, "gamma", "float", low=0, low_inclusive=False)
         check_number(self.n_basis, "n_basis", "int", low=1, allow_none=True)
         check_number(self.max_iter, "max_iter", "int", low=1)
@@ -207,7 +242,7 @@ class _BaseSCML(MahalanobisMixin):
         self.weights_ = self._solve(X, triplets, [0, triplets.shape[0]],
                                     basis)[0]
         self.n_active_basis_ = int(np.count_nonzero(self.weights_))
-        self.components_ = components_from_weights(self.weights_, basis)
+        self.components_ = components_from_weights(self.weights_, self.basis_)
         return self
 
     def _solve(self, X, triplets, task_offsets, basis):
@@ -235,17 +270,23 @@ class _BaseSCML(MahalanobisMixin):
         differences, unit = scaled_differences(X, basis, pairs,
                                                pair_offsets=pair_offsets)
         result = rda(differences, triplet_pairs, task_offsets,
-                     beta=self.beta * unit ** 2, gamma=self.gamma,
+                     beta=self.beta_ * unit ** 2, gamma=self.gamma,
                      batch_size=self._batch_size(task_offsets),
                      max_iter=self.max_iter,
                      eval_every=self.output_iter, tol=n_tasks * self.tol,
                      n_iter_no_change=self.n_iter_no_change,
                      random_state=self._rng, verbose=self.verbose,
                      name=type(self).__name__)
+        if self._exact(triplets.shape[0]):
+            result, basis = exact_phase(
+                X * unit, basis, differences, triplet_pairs, result,
+                self.beta_ * unit ** 2, self.max_new_elements, self._rng,
+                self.verbose, type(self).__name__)
         self.basis_ = basis
         self.n_iter_ = result.n_iter
         self.objective_ = result.objective
         self.objective_history_ = np.array(result.history)
+        self.dual_gap_ = result.dual_gap
         if not result.converged:
             warnings.warn(
                 "%s did not converge in max_iter=%d iterations (objective "
@@ -258,9 +299,15 @@ class _BaseSCML(MahalanobisMixin):
                 "is too large for this data; decrease it, or standardise the "
                 "features (the hinge loss has a unit margin, so the useful "
                 "beta shrinks with the square of the data's scale)."
-                % self.beta,
+                % self.beta_,
                 UserWarning)
         return result.weights * unit ** 2
+
+    def _exact(self, n_triplets):
+        """Whether the fit takes RDA's result to the exact optimum."""
+        if self.solver == "auto":
+            return n_triplets <= EXACT_MAX_TRIPLETS
+        return self.solver == "exact"
 
     @property
     def _n_features_out(self):
@@ -303,6 +350,8 @@ class _BaseSCML(MahalanobisMixin):
         self._check_params()
         self._check_preprocessor()
         self._rng = check_random_state(self.random_state)
+        # 'auto' is resolved by the fit (see _FromLabels.fit).
+        self.beta_ = None if isinstance(self.beta, str) else float(self.beta)
 
 
 _COMMON_PARAMETERS = r"""
@@ -419,8 +468,11 @@ class SCML(_BaseSCML, _TripletsClassifierMixin):
 
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
-                 tol=1e-3, n_iter_no_change=4, verbose=False,
-                 preprocessor=None, random_state=None):
+                 tol=1e-3, n_iter_no_change=4, solver="auto",
+                 max_new_elements=0, verbose=False, preprocessor=None,
+                 random_state=None):
+        self.solver = solver
+        self.max_new_elements = max_new_elements
         super().__init__(
             beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
             max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
@@ -499,7 +551,13 @@ class _FromLabels:
         self
         """
         self._start_fit()
-        return self._fit_triplets(*supervised_problem(self, X, y))
+        X, y = validate_supervised(self, X, y)
+        if self.beta_ is None:
+            (self.beta_, self.beta_path_,
+             self.validation_error_path_) = choose_beta(self, X, y)
+        triplets = triplets_from_labels(X, y, self.k_genuine,
+                                        self.k_impostor)
+        return self._fit_triplets(X, triplets, label_basis(self, X, y))
 
 
 class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -556,12 +614,17 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     True
     """
 
-    def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
+    _auto_beta = True
+
+    def __init__(self, k_genuine=3, k_impostor=10, beta="auto", basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
-                 batch_size=32, tol=1e-3, n_iter_no_change=4, verbose=False,
-                 preprocessor=None, random_state=None):
+                 batch_size=32, tol=1e-3, n_iter_no_change=4, solver="auto",
+                 max_new_elements=0, verbose=False, preprocessor=None,
+                 random_state=None):
         self.k_genuine = k_genuine
         self.k_impostor = k_impostor
+        self.solver = solver
+        self.max_new_elements = max_new_elements
         super().__init__(
             beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
             max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
@@ -569,27 +632,80 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             preprocessor=preprocessor, random_state=random_state)
 
 
-def supervised_problem(estimator, X, y):
-    """Validated points, triplets from the labels and the basis of a learner.
+def label_basis(estimator, X, y):
+    """The ``basis`` of a supervised learner: its array, or built from labels.
 
-    Shared by the supervised global and local learners: ``estimator`` has
-    ``k_genuine``, ``k_impostor``, ``basis``, ``n_basis`` and ``_rng``.
+    ``'lda'`` is the local discriminative basis (:func:`lda_basis`) of
+    ``estimator.n_basis`` elements, seeded by ``estimator._rng``.
+    """
+    if isinstance(estimator.basis, str):
+        return lda_basis(X, y, estimator._n_basis(X.shape[1]),
+                         random_state=estimator._rng)
+    return estimator._user_basis(X.shape[1])
+
+
+# beta='auto': the share of the training points held out to choose beta,
+# the most points its path is fitted on (the loss is a mean over triplets,
+# so beta carries over to more points), and the beta used where no point
+# can be held out (too few per class).
+VALIDATION_FRACTION = 0.2
+MAX_SELECTION_POINTS = 1000
+FALLBACK_BETA = 1e-5
+
+
+def choose_beta(estimator, X, y):
+    """``beta='auto'``: the beta whose exact optimum does best on held-out points.
+
+    A stratified ``VALIDATION_FRACTION`` of the points is held out; the
+    basis and triplets of the rest (a stratified ``MAX_SELECTION_POINTS``
+    of them at most) are fitted by RDA at each beta of the grid of
+    :func:`~metric_learn_scml._selection.beta_grid` (relative to that
+    problem's ``beta_max``), and each model is scored on the held-out
+    points (:func:`~metric_learn_scml._selection.held_out_scores`): the least
+    3-NN error wins, ties going to the least error on held-out triplets,
+    then to the largest beta (fewest elements). Where
+    no class can spare a point, or the held-out part could not contain
+    every class, ``FALLBACK_BETA`` is used and the path is empty.
 
     Returns
     -------
-    X : ndarray of shape (n_samples, n_features)
-    triplets : ndarray of shape (n_triplets, 3)
-    basis : ndarray of shape (n_basis, n_features)
+    beta : float
+    betas, errors : ndarray of shape (n_betas,)
+        The grid and the held-out error (fraction) of each optimum.
     """
-    X, y = validate_supervised(estimator, X, y)
-    if isinstance(estimator.basis, str):
-        basis = lda_basis(X, y, estimator._n_basis(X.shape[1]),
-                          random_state=estimator._rng)
-    else:
-        basis = estimator._user_basis(X.shape[1])
-    triplets = triplets_from_labels(X, y, estimator.k_genuine,
-                                    estimator.k_impostor)
-    return X, triplets, basis
+    classes, counts = np.unique(y, return_counts=True)
+    n_held = int(np.ceil(VALIDATION_FRACTION * y.shape[0]))
+    empty = (FALLBACK_BETA, np.zeros(0), np.zeros(0))
+    if (counts.min() < 2 or n_held < classes.shape[0]
+            or y.shape[0] - n_held < 2 * classes.shape[0]):
+        return empty
+    fit, held = train_test_split(np.arange(y.shape[0]), test_size=n_held,
+                                 stratify=y, random_state=estimator._rng)
+    if fit.shape[0] > MAX_SELECTION_POINTS:
+        fit = train_test_split(fit, train_size=MAX_SELECTION_POINTS,
+                               stratify=y[fit], random_state=estimator._rng)[0]
+    basis = label_basis(estimator, X[fit], y[fit])
+    if basis.shape[0] == 0:
+        return empty
+    path = LabelledPath(X[fit], y[fit], basis, estimator.k_genuine,
+                        estimator.k_impostor, estimator._rng)
+    largest = path.beta_max()
+    if not largest > 0:
+        return empty
+    betas = beta_grid(largest)
+    weights = path.solve_rda(
+        betas, gamma=estimator.gamma,
+        batch_size=min(estimator.batch_size, path.triplet_pairs.shape[0]),
+        max_iter=estimator.max_iter, eval_every=estimator.output_iter,
+        tol=estimator.tol, n_iter_no_change=estimator.n_iter_no_change,
+        random_state=estimator._rng)
+    triplets = held_out_triplets(X[fit], y[fit], X[held], y[held],
+                                 estimator.k_genuine, estimator.k_impostor)
+    errors, triplet_errors = held_out_scores(weights, basis, X[fit], y[fit],
+                                             X[held], y[held], triplets)
+    # Least 3-NN error; among ties, least triplet error; then largest beta.
+    best = np.lexsort((np.arange(betas.shape[0]), triplet_errors, errors))[0]
+    return float(betas[best]), betas, errors
 
 
 # The range of feature magnitudes accepted. The solvers run on the data
@@ -638,34 +754,6 @@ def check_scale(estimator, X):
                 type(estimator).__name__, "up to" if large else "of at most",
                 largest, "overflow" if large else "underflow",
                 "divide" if large else "multiply"))
-
-
-def largest_magnitude(X):
-    """``max |X|`` (0 for an empty array)."""
-    # max and -min: no |X| temporary as large as the data.
-    return max(X.max(initial=0.0), -X.min(initial=0.0))
-
-
-def unit_scale(X):
-    """The power of two ``f`` that brings ``max |X * f|`` into [0.5, 1).
-
-    The solvers run on ``X * f`` with the penalty rescaled to match (SCML
-    is scale-equivariant) and scale the result back. A power of two
-    changes no rounding, so data of ordinary scale give the same bits,
-    while tiny data (1e-20) no longer underflow the float32 table of
-    squared differences nor overflow the weights.
-    """
-    return float(np.ldexp(1.0, -int(np.frexp(largest_magnitude(X))[1])))
-
-
-def scaled_differences(X, basis, pairs, **kwargs):
-    """``SquaredDifferences`` of ``X`` at unit scale, and the factor ``f``.
-
-    The rows are ``f**2`` times those of ``X`` (see :func:`unit_scale`):
-    a solver's weights on them are ``1 / f**2`` times the user's.
-    """
-    unit = unit_scale(X)
-    return SquaredDifferences(X @ (basis.T * unit), pairs, **kwargs), unit
 
 
 def validate_triplets(estimator, triplets):

@@ -445,10 +445,10 @@ def test_full_batch_weights_do_not_increase_the_objective():
         gaps = ((projected[triplets[:, 0]] - projected[triplets[:, 1]]) ** 2
                 - (projected[triplets[:, 0]] - projected[triplets[:, 2]]) ** 2
                 ) @ weights
-        return np.maximum(0, 1 + gaps).mean() + model.beta * weights.sum()
+        return np.maximum(0, 1 + gaps).mean() + model.beta_ * weights.sum()
 
     start = model.weights_.astype(float)
-    weights, value = full_batch_weights(X, triplets, model.basis_, model.beta,
+    weights, value = full_batch_weights(X, triplets, model.basis_, model.beta_,
                                         start)
     assert np.all(weights >= 0)
     assert value == pytest.approx(objective(weights))

@@ -14,7 +14,7 @@ from metric_learn_scml import (LocalSCML_Supervised,
                                MetricKNeighborsClassifier,
                                MultiTaskSCML_Supervised, SCML_Supervised)
 
-FAST = dict(max_iter=2000, output_iter=100, random_state=0)
+FAST = dict(beta=1e-5, max_iter=2000, output_iter=100, random_state=0)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,479 @@
+r"""The exact optimum of SCML-Global: a working-set linear program.
+
+SCML-Global (Shi, Bellet and Sha, 2014, eq. (2)) with hinge loss and the
+non-negative :math:`\ell_1` penalty is a linear program. With :math:`N`
+triplets, their vectors :math:`g_c` (rows of :math:`G`, see
+:mod:`metric_learn_scml._solvers`) and slacks :math:`\xi`,
+
+.. math::
+
+    \min_{w \ge 0,\ \xi \ge 0}\; \frac{1}{N} \sum_c \xi_c + \beta\, 1^T w
+    \quad\text{s.t.}\quad \xi_c \ge 1 + g_c^T w,
+
+and its dual is
+
+.. math::
+
+    \max_{\alpha}\; \sum_c \alpha_c
+    \quad\text{s.t.}\quad 0 \le \alpha_c \le \tfrac1N,\quad
+    \beta + (G^T \alpha)_k \ge 0 \ \ \forall k .
+
+At the optimum only a few triplets have :math:`\alpha_c > 0` (those on or
+inside the margin) and only a few elements have :math:`w_k > 0`: on wine,
+60 of 5,340 triplets and 21 of 400 elements. The LP over all of them is
+slow (breast cancer: 29 s with HiGHS' dual simplex) but its restriction to
+a *working set* of rows and columns is small. :func:`exact_weights` solves
+the restricted LP, then checks the whole problem:
+
+- a triplet outside the row set with :math:`1 + g_c^T w > 0` is violated:
+  add it (cutting planes);
+- an element outside the column set with reduced cost
+  :math:`\beta + (G^T \alpha)_k < 0` would lower the objective: add it
+  (column generation);
+
+and stops when neither exists. The restricted solution is then optimal
+for the whole LP: :math:`\alpha` (zero outside the row set) is dual
+feasible and complementary. The certificate is the duality gap
+:math:`P(w) - \sum_c \alpha_c` after scaling :math:`\alpha` into the dual
+feasible set, computed on all triplets and all elements (as scikit-learn's
+Lasso solvers certify theirs). The optimality conditions it certifies are
+the KKT conditions: :math:`w_k = 0 \Rightarrow (G^T\alpha)_k \ge -\beta`,
+:math:`w_k > 0 \Rightarrow (G^T\alpha)_k = -\beta`, with :math:`\alpha_c =
+1/N` on violated triplets, 0 on satisfied ones and in between on the
+margin.
+
+This goes beyond the paper, which stops at the stochastic RDA iterate; the
+start (usually that iterate) only decides the first working set, never the
+answer.
+"""
+
+import warnings
+from dataclasses import replace
+
+import numpy as np
+from scipy.linalg import eigh
+from scipy.optimize import linprog
+from scipy.sparse.linalg import LinearOperator, eigsh
+from sklearn.exceptions import ConvergenceWarning
+
+from ._solvers import (ProgressTable, SolverResult, SquaredDifferences,
+                       triplet_scale)
+
+# Triplets whose margin 1 + g.w is within MARGIN_BAND of 0 at the start are
+# the LP's rows (the others are folded in or left out, and checked after
+# it); on breast cancer, 0.1 at the RDA iterate gave LPs of 900 rows and the
+# same optimum as 0.5 in a third of the time.
+MARGIN_BAND = 0.1
+
+# Columns added per round at most (the most negative reduced costs first),
+# so that one round cannot turn a small LP into the whole problem.
+MAX_NEW_COLUMNS = 50
+
+# Above this many features the steepest atoms come from ARPACK on a
+# matrix-free product rather than a dense eigendecomposition.
+DENSE_EIGEN_FEATURES = 500
+
+# Relative zero of the weights HiGHS returns (its feasibility tolerance is
+# 1e-7): smaller basic values are rounding, not elements of the model.
+ZERO_WEIGHT = 1e-9
+
+
+class TripletProblem:
+    """The triplet vectors of SCML-Global, gathered by rows and columns.
+
+    ``rows(ids, columns)`` is a block of :math:`G`, ``margins(w)`` the
+    vector :math:`1 + G w` and ``gradient(ids, alpha)`` the product
+    :math:`G^T \alpha` for ``alpha`` supported on ``ids``, all from a
+    :class:`~metric_learn_scml._solvers.SquaredDifferences`: nothing of
+    size ``N x K`` is formed beyond its own table. Everything is divided
+    by ``scale`` (the rescaled units of :func:`~metric_learn_scml._solvers.rda`,
+    in which the entries of :math:`g` are of order one).
+    """
+
+    def __init__(self, differences, triplet_pairs, scale=1.0):
+        self.differences = differences
+        self.triplet_pairs = triplet_pairs
+        self.scale = scale
+        self.n_triplets = triplet_pairs.shape[0]
+        self.n_basis = differences.n_features
+
+    def rows(self, ids, columns=None):
+        """:math:`G` on rows ``ids`` (and ``columns``), float64."""
+        both = self.differences.rows(self.triplet_pairs[ids])
+        if columns is not None:
+            both = both[..., columns]
+        return (both[:, 0].astype(float) - both[:, 1]) / self.scale
+
+    def margins(self, weights):
+        distances = self.differences.distances(weights)[0] / self.scale
+        return (1.0 + distances[self.triplet_pairs[:, 0]]
+                - distances[self.triplet_pairs[:, 1]])
+
+    def gradient(self, ids, alpha):
+        r""":math:`G^T \alpha` for ``alpha`` on rows ``ids``, shape (K,).
+
+        A triplet's vector is the difference of its two pairs' rows, so the
+        product is :math:`\sum_p \kappa_p s_p` over the pairs with a
+        non-zero coefficient :math:`\kappa_p`.
+        """
+        return (self.differences.weighted_sum(
+            pair_coefficients(self.triplet_pairs, ids, alpha,
+                              self.differences.pairs.shape[0]))
+                / self.scale)
+
+    def objective(self, weights, beta):
+        """:math:`P(w)` in the rescaled units (``beta`` rescaled too)."""
+        return (np.maximum(self.margins(weights), 0.0).mean()
+                + beta * weights.sum())
+
+
+def pair_coefficients(triplet_pairs, ids, alpha, n_pairs):
+    """Per pair, the ``alpha`` of the triplets (``ids``) whose target pair it
+    is, less that of those whose impostor pair it is."""
+    chosen = triplet_pairs[ids]
+    return (np.bincount(chosen[:, 0], alpha, n_pairs)
+            - np.bincount(chosen[:, 1], alpha, n_pairs))
+
+
+def _restricted_lp(rows, costs, bound, n_triplets):
+    r"""Solve the LP on a block ``rows`` (``m x k``) of :math:`G`.
+
+    ``costs`` (``k``) are the weights' linear costs, :math:`\beta` plus the
+    gradient of the triplets folded in at :math:`\alpha = 1/N`, and
+    ``bound`` an upper bound on every weight. HiGHS solves the dual form
+    (``k`` rows; ``m`` box-bounded columns :math:`\alpha`, and ``k``
+    columns :math:`\mu \ge 0` for the bounds): its basis is ``k x k``
+    where the primal form's is ``m x m`` (the slacks add a column per
+    triplet), several times faster here since ``m`` is the larger. The
+    weights are the dual values of its rows.
+
+    Returns ``(w, alpha)``: the weights of the block's columns and the
+    duals of its rows (in ``[0, 1/N]``).
+    """
+    m, k = rows.shape
+    # In units of alpha' = N alpha (in [0, 1]) the LP's numbers are of
+    # order one, as HiGHS' absolute tolerances (1e-7) expect; with alpha
+    # itself (at most 1/N, 2e-5 on digits) they let reduced costs off by
+    # a sixth of beta pass. The multipliers of its rows are still w.
+    # Presolve finds nothing to remove in these dense blocks and took two
+    # thirds of the time (breast cancer, 17,070 x 50: 1.30 s, 0.44 s without).
+    result = linprog(np.concatenate([-np.ones(m), np.full(k, bound)]),
+                     A_ub=np.hstack([-rows.T, -np.eye(k)]),
+                     b_ub=costs * n_triplets,
+                     bounds=[(0, 1)] * m + [(0, None)] * k,
+                     method="highs-ds", options={"presolve": False})
+    if result.status != 0:
+        raise RuntimeError("HiGHS could not solve the SCML working-set LP: %s"
+                           % result.message)
+    weights = np.maximum(-result.ineqlin.marginals, 0.0)
+    weights[weights <= ZERO_WEIGHT * max(weights.max(initial=0.0), 1.0)] = 0.0
+    alpha = np.clip(result.x[:m], 0.0, 1.0) / n_triplets
+    return weights, alpha
+
+
+def duality_gap(problem, weights, beta, row_ids=None, alpha=None):
+    r"""The duality gap of ``weights``: an upper bound on :math:`P(w) - P^*`.
+
+    The dual point is ``alpha`` on ``row_ids`` (default: the hinge
+    subgradient :math:`\alpha_c = 1/N` on the triplets with positive
+    margin), scaled by :math:`\min(1, \beta / \max_k -(G^T\alpha)_k)` so that
+    it is dual feasible. Both objectives are computed on every triplet and
+    every element.
+
+    Returns
+    -------
+    gap : float
+        :math:`P(w) - D(\alpha) \ge 0` (in the units of ``problem``).
+    row_ids, alpha : ndarray
+        The feasible dual point: its support and values.
+    """
+    margins = problem.margins(weights)
+    primal = np.maximum(margins, 0.0).mean() + beta * weights.sum()
+    if alpha is None:
+        row_ids = np.flatnonzero(margins > 0)
+        alpha = np.full(row_ids.shape[0], 1.0 / problem.n_triplets)
+    if row_ids.shape[0]:
+        worst = -problem.gradient(row_ids, alpha).min()
+        if worst > beta:
+            alpha = alpha * (beta / worst)
+    return max(primal - alpha.sum(), 0.0), row_ids, alpha
+
+
+def exact_weights(problem, beta, start, max_rounds=100, verbose=None):
+    r"""The optimum of the SCML-Global LP, from a working set around ``start``.
+
+    Parameters
+    ----------
+    problem : TripletProblem
+    beta : float
+        In the units of ``problem``.
+    start : ndarray of shape (K,)
+        A point near the optimum (the RDA iterate, or the optimum at a
+        nearby ``beta`` on a path); it only chooses the first working set.
+    max_rounds : int, default=100
+        Rounds of cutting planes and column generation (each round adds
+        rows or columns, so the method ends in finitely many; in practice a
+        few).
+    verbose : callable, default=None
+        Called after each round as ``verbose(round, objective, n_active)``
+        (a :class:`~metric_learn_scml._solvers.ProgressTable` row).
+
+    Returns
+    -------
+    weights : ndarray of shape (K,)
+        The optimum (exact zeros off its support).
+    n_rounds : int
+    gap : float
+        Its duality gap.
+    row_ids, alpha : ndarray
+        The dual point that certifies it (see :func:`duality_gap`).
+    """
+    n_triplets, n_basis = problem.n_triplets, problem.n_basis
+    weights = np.asarray(start, dtype=float)
+    margins = problem.margins(weights)
+    # Three kinds of rows: explicit ones, near the margin; folded ones, well
+    # past it, whose alpha is 1/N at the optimum, so that they enter as one
+    # linear term (their gradient); the rest, well inside, with alpha 0.
+    # Both guesses are checked after each LP.
+    explicit = np.abs(margins) <= MARGIN_BAND
+    folded = margins > MARGIN_BAND
+    full = np.full(n_triplets, 1.0 / n_triplets)
+    in_columns = weights > 0
+    _add_columns(in_columns, beta + problem.gradient(
+        np.flatnonzero(margins > 0), full[margins > 0]))
+    # No optimum has a weight above 1 / beta (beta sum(w) <= F(w) <= F(0)
+    # = 1), so this bound cuts none; it keeps the LP bounded while folded
+    # rows, taken as linear, would reward growing a weight without end.
+    # Below beta = 1e-6 (at 0 there is no such bound) 1e6 in these units,
+    # where the entries of g are of order one, is beyond any weight a unit
+    # margin asks for; HiGHS failed on iris at beta = 0 with 1e9.
+    bound = 1.0 / max(beta, 1e-6)
+    for n_rounds in range(1, max_rounds + 1):
+        row_ids = np.flatnonzero(explicit)
+        column_ids = np.flatnonzero(in_columns)
+        folded_ids = np.flatnonzero(folded)
+        costs = beta + problem.gradient(folded_ids, full[folded_ids])
+        restricted, alpha = _restricted_lp(
+            problem.rows(row_ids, column_ids), costs[column_ids], bound,
+            n_triplets)
+        weights = np.zeros(n_basis)
+        weights[column_ids] = restricted
+        margins = problem.margins(weights)
+        # A folded row now inside the margin, or a left-out one now past
+        # it, was taken at the wrong alpha: it becomes explicit.
+        wrong = np.where(folded, margins < 0, ~explicit & (margins > 0))
+        row_ids = np.concatenate([row_ids, folded_ids])
+        alpha = np.concatenate([alpha, full[folded_ids]])
+        if verbose is not None:
+            verbose(n_rounds, np.maximum(margins, 0.0).mean()
+                    + beta * weights.sum(), np.count_nonzero(weights))
+        added = _add_columns(in_columns,
+                             beta + problem.gradient(row_ids, alpha))
+        if not wrong.any() and not added:
+            return (weights, n_rounds) + duality_gap(problem, weights, beta,
+                                                     row_ids, alpha)
+        # New guesses from the new margins; the rows on the margin stay
+        # explicit (their alpha is strictly between 0 and 1/N).
+        on_margin = explicit.copy()
+        on_margin[explicit] = (alpha[:explicit.sum()] > 0) & (
+            alpha[:explicit.sum()] < 1.0 / n_triplets)
+        explicit = (np.abs(margins) <= MARGIN_BAND) | on_margin | wrong
+        folded = (margins > MARGIN_BAND) & ~explicit
+    return (weights, max_rounds) + duality_gap(problem, weights, beta)
+
+
+def _add_columns(in_columns, reduced):
+    """Add to ``in_columns`` the elements of negative ``reduced`` cost.
+
+    At most :data:`MAX_NEW_COLUMNS`, the most negative first; an empty
+    working set gets the least positive. Returns whether any was added.
+    """
+    candidates = np.flatnonzero((reduced < -1e-9 * np.abs(reduced).max())
+                                & ~in_columns)
+    if candidates.shape[0] > MAX_NEW_COLUMNS:
+        candidates = candidates[np.argsort(reduced[candidates])[
+            :MAX_NEW_COLUMNS]]
+    in_columns[candidates] = True
+    if not in_columns.any():
+        in_columns[np.argmin(reduced)] = True
+    return candidates.shape[0] > 0
+
+
+def steepest_atoms(X, pairs, triplet_pairs, row_ids, alpha, n_atoms):
+    r"""The unit atoms :math:`b` of most negative reduced cost, and their values.
+
+    Over every rank-one element :math:`b b^T` (not only a basis), the
+    reduced cost at a dual point :math:`\alpha` is
+    :math:`\beta + b^T \nabla b` with the gradient of the loss in
+    :math:`M`
+
+    .. math:: \nabla = \sum_c \alpha_c \big[(x_i - x_j)(x_i - x_j)^T -
+              (x_i - x_k)(x_i - x_k)^T\big]
+              = \sum_p \kappa_p\, d_p d_p^T,
+
+    summed over the distinct pairs :math:`p` with difference :math:`d_p`
+    and coefficient :math:`\kappa_p` (the :math:`\alpha` of the triplets
+    whose target pair it is, less those whose impostor pair it is). The
+    most negative are the top eigenvectors of :math:`-\nabla`; only the
+    pairs of triplets with :math:`\alpha_c > 0` enter, so the matrix is
+    formed from a few thousand pairs at most (or applied matrix-free past
+    :data:`DENSE_EIGEN_FEATURES` features).
+
+    Returns
+    -------
+    atoms : ndarray of shape (n, n_features)
+        Unit rows, the steepest first (``n = min(n_atoms, n_features)``).
+    values : ndarray of shape (n,)
+        Their eigenvalues :math:`\lambda` of :math:`-\nabla`: an atom
+        lowers the objective when :math:`\lambda > \beta`.
+    """
+    n_features = X.shape[1]
+    coefficients = pair_coefficients(triplet_pairs, row_ids, alpha,
+                                     pairs.shape[0])
+    used = np.flatnonzero(coefficients)
+    n_atoms = min(n_atoms, n_features)
+    if used.shape[0] == 0:
+        return np.zeros((0, n_features)), np.zeros(0)
+    deltas = X[pairs[used, 0]] - X[pairs[used, 1]]
+    weighted = -coefficients[used, None] * deltas
+    if n_features <= DENSE_EIGEN_FEATURES or n_atoms >= n_features - 1:
+        values, vectors = eigh(deltas.T @ weighted, subset_by_index=[
+            n_features - n_atoms, n_features - 1])
+    else:
+        operator = LinearOperator((n_features, n_features), dtype=float,
+                                  matvec=lambda v: deltas.T @ (weighted @ v))
+        values, vectors = eigsh(operator, k=n_atoms, which="LA")
+    order = np.argsort(values)[::-1]
+    return vectors[:, order].T, values[order]
+
+
+def exact_phase(X, basis, differences, triplet_pairs, result, beta,
+                max_new_elements=0, random_state=None, verbose=False,
+                name="SCML"):
+    r"""Take a single-task RDA result to the exact optimum, growing the basis.
+
+    First the LP optimum on ``basis`` (:func:`exact_weights`). Then, while
+    fewer than ``max_new_elements`` elements were added, the atoms of most
+    negative reduced cost over *all* unit rank-one elements
+    (:func:`steepest_atoms`, at most five a round) join the basis and the
+    LP is solved again from the previous optimum: column generation on the
+    convex problem :math:`\min_{M \succeq 0} L(M) + \beta\,
+    \operatorname{tr} M`, of which the paper's problem on a fixed basis is
+    a restriction (unit rows make :math:`\|w\|_1 = \operatorname{tr} M`).
+    Each round can only lower the objective (the previous optimum stays
+    feasible), and when no atom has an eigenvalue above :math:`\beta`
+    the result is optimal over every PSD matrix, not only the basis' cone.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_points, n_features)
+        The points, in the units of ``differences``.
+    basis : ndarray of shape (K, n_features)
+    differences : SquaredDifferences
+        Of ``X`` on ``basis``.
+    triplet_pairs : ndarray of shape (n_triplets, 2)
+    result : SolverResult
+        The RDA result (``weights`` of shape (1, K)); it chooses the first
+        working set.
+    beta : float
+    max_new_elements : int, default=0
+    random_state : RandomState
+        For the sample that sets the units (:func:`triplet_scale`).
+    verbose : bool
+    name : str
+        Prefix of the progress lines.
+
+    Returns
+    -------
+    result : SolverResult
+        The optimum, its objective and ``dual_gap``; ``history`` is RDA's
+        with each optimum appended at RDA's last iteration.
+    basis : ndarray of shape (K + n_added, n_features)
+        ``basis`` with the added elements last.
+    """
+    scale = triplet_scale(differences, triplet_pairs, random_state)
+    table = ProgressTable(name, verbose)
+    history = list(result.history)
+    weights = result.weights[0] * scale
+    added = 0
+    while True:
+        problem = TripletProblem(differences, triplet_pairs, scale)
+        try:
+            weights, n_rounds, gap, row_ids, alpha = exact_weights(
+                problem, beta / scale, weights)
+        except RuntimeError as error:
+            if added:
+                raise
+            gap = duality_gap(problem, weights, beta / scale)[0]
+            warnings.warn("%s kept the RDA solution (duality gap %.3g): the "
+                          "exact phase failed (%s). Use solver='rda' to skip "
+                          "it." % (name, gap, error), ConvergenceWarning)
+            return replace(result, dual_gap=gap), basis
+        value = problem.objective(weights, beta / scale)
+        n_active = int(np.count_nonzero(weights))
+        history.append((result.n_iter, value, n_active))
+        table.footer("exact phase, %d elements: objective %.6f, %d active, "
+                     "duality gap %.3g (%d rounds)" % (
+                         basis.shape[0], value, n_active, gap, n_rounds))
+        if added >= max_new_elements:
+            break
+        atoms, values = steepest_atoms(X, differences.pairs, triplet_pairs,
+                                       row_ids, alpha,
+                                       min(5, max_new_elements - added))
+        atoms = atoms[values > beta * (1 + 1e-6)]
+        if atoms.shape[0] == 0:
+            table.footer("exact phase: optimal over every PSD metric")
+            break
+        basis = np.concatenate([basis, atoms])
+        differences = SquaredDifferences(X @ basis.T, differences.pairs,
+                                         pair_offsets=differences.pair_offsets)
+        weights = np.concatenate([weights, np.zeros(atoms.shape[0])])
+        added += atoms.shape[0]
+    return SolverResult((weights / scale)[None, :], value, result.n_iter,
+                        True, history, dual_gap=gap), basis
+
+
+def beta_max(problem):
+    r"""The smallest :math:`\beta` at which :math:`w = 0` is optimal.
+
+    At :math:`w = 0` every triplet has margin 1, so :math:`\alpha = 1/N`
+    everywhere and the reduced cost of element :math:`k` is
+    :math:`\beta + \bar g_k` (:math:`\bar g` the mean triplet vector):
+    :math:`w = 0` is optimal iff :math:`\beta \ge \max_k -\bar g_k`. (As
+    ``alpha_max`` of scikit-learn's ``lasso_path``.) In the units of
+    ``problem``; 0 when no element lowers any loss.
+    """
+    everyone = np.arange(problem.n_triplets)
+    mean = problem.gradient(everyone, np.full(problem.n_triplets,
+                                              1.0 / problem.n_triplets))
+    return max(float(-mean.min()), 0.0)
+
+
+def exact_path(problem, betas, start=None):
+    """The optima for decreasing ``betas``, each warm-started from the last.
+
+    Each solve is :func:`exact_weights` from the previous optimum, whose
+    working set is close to the next one's: on a path the LPs only grow as
+    the model does, with no stochastic phase.
+
+    Parameters
+    ----------
+    problem : TripletProblem
+    betas : array-like of shape (n_betas,)
+        Decreasing, in the units of ``problem``.
+    start : ndarray of shape (K,), default=None
+        The start of the first solve (default: ``w = 0``).
+
+    Returns
+    -------
+    weights : ndarray of shape (n_betas, K)
+    gaps : ndarray of shape (n_betas,)
+        The duality gap of each optimum.
+    """
+    weights = np.zeros(problem.n_basis) if start is None else start
+    path, gaps = [], []
+    for beta in betas:
+        weights, _, gap, _, _ = exact_weights(problem, beta, weights)
+        path.append(weights)
+        gaps.append(gap)
+    return np.array(path), np.array(gaps)

@@ -1,0 +1,190 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from metric_learn_scml import SCML_Supervised
+from metric_learn_scml._exact import (TripletProblem, beta_max, duality_gap,
+                                      exact_path, exact_weights,
+                                      steepest_atoms)
+from metric_learn_scml._solvers import SquaredDifferences
+from metric_learn_scml._triplets import pair_index, triplets_from_labels
+
+
+def small_problem(seed, n=40, n_features=4, n_basis=12):
+    """A generated problem: points, triplets from labels, a random basis."""
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, n_features)
+    y = (X[:, 0] + 0.5 * rng.randn(n) > 0).astype(int) + (X[:, 1] > 1)
+    basis = rng.randn(n_basis, n_features)
+    basis /= np.linalg.norm(basis, axis=1, keepdims=True)
+    triplets = triplets_from_labels(X, y)
+    pairs, triplet_pairs = pair_index(triplets)
+    # no float32 table: the rows are computed in float64, as G below
+    problem = TripletProblem(SquaredDifferences(X @ basis.T, pairs,
+                                                max_bytes=0), triplet_pairs)
+    P = X @ basis.T
+    G = (np.square(P[triplets[:, 0]] - P[triplets[:, 1]])
+         - np.square(P[triplets[:, 0]] - P[triplets[:, 2]]))
+    return X, basis, problem, G
+
+
+def objective(G, w, beta):
+    return np.maximum(1 + G @ w, 0).mean() + beta * w.sum()
+
+
+def lp_optimum(G, beta):
+    """The whole LP, solved by HiGHS (the reference)."""
+    n, k = G.shape
+    cost = np.concatenate([np.full(k, beta), np.full(n, 1.0 / n)])
+    A = sp.hstack([sp.csr_matrix(G), -sp.eye(n)]).tocsr()
+    result = linprog(cost, A_ub=A, b_ub=-np.ones(n), bounds=(0, None),
+                     method="highs")
+    return result.fun
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("relative_beta", [1e-4, 1e-2, 0.3])
+def test_working_set_lp_matches_the_whole_lp(seed, relative_beta):
+    # with and without sparsity (small and large beta)
+    _, _, problem, G = small_problem(seed)
+    beta = relative_beta * beta_max(problem)
+    weights, _, gap, _, _ = exact_weights(problem, beta, np.zeros(G.shape[1]))
+    expected = lp_optimum(G, beta)
+    assert objective(G, weights, beta) == pytest.approx(expected, rel=1e-6)
+    assert 0 <= gap <= 1e-6 * max(expected, 1e-12)
+    assert np.all(weights >= 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kkt_conditions_at_the_solution(seed):
+    _, _, problem, G = small_problem(seed)
+    beta = 1e-2 * beta_max(problem)
+    weights, _, _, row_ids, alpha = exact_weights(problem, beta,
+                                                  np.zeros(G.shape[1]))
+    n = G.shape[0]
+    margins = 1 + G @ weights
+    full_alpha = np.zeros(n)
+    full_alpha[row_ids] = alpha
+    # alpha is the hinge subgradient: 1/N past the margin, 0 inside it
+    np.testing.assert_allclose(full_alpha[margins > 1e-7], 1.0 / n,
+                               rtol=1e-6)
+    assert np.all(full_alpha[margins < -1e-7] == 0)
+    assert np.all((full_alpha >= 0) & (full_alpha <= 1.0 / n + 1e-15))
+    gradient = G.T @ full_alpha
+    tol = 1e-7 * beta + 1e-12
+    # w_k = 0 => gradient_k >= -beta; w_k > 0 => gradient_k = -beta
+    assert np.all(gradient[weights == 0] >= -beta - tol)
+    np.testing.assert_allclose(gradient[weights > 0], -beta, atol=tol)
+    # a sign error in g would break the conditions: the flipped problem's
+    # optimum is not this one
+    assert objective(-G, weights, beta) > objective(G, weights, beta)
+
+
+def test_duality_gap_bounds_the_distance_to_the_optimum():
+    _, _, problem, G = small_problem(0)
+    beta = 1e-2 * beta_max(problem)
+    optimum = lp_optimum(G, beta)
+    rng = np.random.RandomState(0)
+    for _ in range(5):
+        w = np.maximum(rng.randn(G.shape[1]), 0) * 0.1
+        gap = duality_gap(problem, w, beta)[0]
+        assert objective(G, w, beta) - optimum <= gap + 1e-12
+
+
+def test_beta_max_is_where_the_model_empties():
+    _, _, problem, G = small_problem(1)
+    largest = beta_max(problem)
+    above, _, _, _, _ = exact_weights(problem, largest * 1.01,
+                                      np.ones(G.shape[1]))
+    below, _, _, _, _ = exact_weights(problem, largest * 0.9,
+                                      np.zeros(G.shape[1]))
+    assert not above.any() and below.any()
+
+
+def test_path_equals_independent_fits_and_is_monotone():
+    _, _, problem, G = small_problem(2)
+    betas = beta_max(problem) * np.logspace(-0.5, -4, 6)
+    path, gaps = exact_path(problem, betas)
+    norms, losses = [], []
+    for beta, weights, gap in zip(betas, path, gaps):
+        alone, _, _, _, _ = exact_weights(problem, beta, np.zeros(G.shape[1]))
+        assert objective(G, weights, beta) == pytest.approx(
+            objective(G, alone, beta), rel=1e-6)
+        assert gap <= 1e-6
+        norms.append(weights.sum())
+        losses.append(objective(G, weights, 0.0))
+    # decreasing beta: the l1 norm does not fall, the loss does not rise
+    assert np.all(np.diff(norms) >= -1e-9)
+    assert np.all(np.diff(losses) <= 1e-9)
+
+
+def test_estimator_reaches_the_lp_optimum_of_its_problem():
+    _, _, problem, _ = small_problem(3)
+    rng = np.random.RandomState(3)
+    X = rng.randn(60, 5)
+    y = rng.randint(0, 3, 60)
+    X[:, 0] += y
+    model = SCML_Supervised(beta=1e-3, n_basis=20, random_state=0).fit(X, y)
+    triplets = triplets_from_labels(X, y)
+    P = X @ model.basis_.T
+    G = (np.square(P[triplets[:, 0]] - P[triplets[:, 1]])
+         - np.square(P[triplets[:, 0]] - P[triplets[:, 2]]))
+    assert model.objective_ == pytest.approx(lp_optimum(G, 1e-3), rel=1e-5)
+    assert model.dual_gap_ <= 1e-6 * model.objective_
+
+
+def test_steepest_atom_is_the_top_eigenvector_of_the_negative_gradient():
+    X, _, problem, G = small_problem(0)
+    beta = 1e-2 * beta_max(problem)
+    _, _, _, row_ids, alpha = exact_weights(problem, beta,
+                                            np.zeros(G.shape[1]))
+    triplets_pairs = problem.triplet_pairs
+    pairs = problem.differences.pairs
+    atoms, values = steepest_atoms(X, pairs, triplets_pairs, row_ids, alpha, 2)
+    # brute force: the gradient in M over the triplets with alpha > 0
+    gradient = np.zeros((X.shape[1], X.shape[1]))
+    for row, a in zip(row_ids, alpha):
+        for sign, pair in ((1, triplets_pairs[row, 0]),
+                           (-1, triplets_pairs[row, 1])):
+            d = X[pairs[pair, 0]] - X[pairs[pair, 1]]
+            gradient += sign * a * np.outer(d, d)
+    eigenvalues, vectors = np.linalg.eigh(-gradient)
+    np.testing.assert_allclose(values, eigenvalues[::-1][:2], rtol=1e-8,
+                               atol=1e-12)
+    assert abs(atoms[0] @ vectors[:, -1]) == pytest.approx(1, abs=1e-8)
+    # its reduced cost beta + b' grad b is the eigenvalue's
+    assert beta + atoms[0] @ gradient @ atoms[0] == pytest.approx(
+        beta - values[0])
+
+
+def test_column_generation_never_increases_the_objective_and_certifies():
+    rng = np.random.RandomState(0)
+    X = rng.randn(80, 4)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    # a basis that misses the useful direction (x0 + x1)
+    basis = np.array([[1.0, -1.0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0]])
+    fixed = SCML_Supervised(beta=1e-2, basis=basis, random_state=0).fit(X, y)
+    grown = SCML_Supervised(beta=1e-2, basis=basis, max_new_elements=50,
+                            random_state=0).fit(X, y)
+    # the exact phase's rows of the history start at the fixed basis'
+    # optimum (the same run up to there) and then only go down
+    values = grown.objective_history_[:, 1]
+    first = np.flatnonzero(np.isclose(values, fixed.objective_,
+                                      rtol=1e-12))[-1]
+    history = values[first:]
+    assert history.shape[0] > 1
+    assert grown.objective_ < fixed.objective_
+    assert np.all(np.diff(history) <= 1e-12)
+    assert grown.basis_.shape[0] > basis.shape[0]
+    # it stopped because no atom has an eigenvalue above beta: optimal over
+    # every PSD metric, not only the grown basis' cone
+    triplets = triplets_from_labels(X, y)
+    pairs, triplet_pairs = pair_index(triplets)
+    problem = TripletProblem(SquaredDifferences(X @ grown.basis_.T, pairs),
+                             triplet_pairs)
+    weights, _, _, row_ids, alpha = exact_weights(problem, 1e-2,
+                                                  grown.weights_)
+    _, values = steepest_atoms(X, pairs, triplet_pairs, row_ids, alpha, 1)
+    assert grown.basis_.shape[0] - basis.shape[0] < 50
+    assert values[0] <= 1e-2 * (1 + 1e-5)
