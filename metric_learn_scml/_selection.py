@@ -32,7 +32,7 @@ SCORE_NEIGHBOURS = 3
 
 
 class LabelledPath:
-    """The SCML-Global problem of labelled points on a basis, for paths.
+    r"""The SCML-Global problem of labelled points on a basis, for paths.
 
     Builds the triplets (``k_genuine`` x ``k_impostor`` per point), the
     table of squared differences at unit scale and the rescaled
@@ -114,7 +114,7 @@ def held_out_triplets(X_fit, y_fit, X_held, y_held, k_genuine, k_impostor):
 
 
 def held_out_scores(weights, basis, X_fit, y_fit, X_held, y_held, triplets):
-    """How each row of ``weights`` does on held-out points.
+    r"""How each row of ``weights`` does on held-out points.
 
     Returns the 3-NN error of the held-out points among the fit points
     under the metric :math:`\sum_k w_k b_k b_k^T`, and the fraction of

@@ -524,6 +524,9 @@ class _FromLabels:
 
     _basis_options = ("lda",)
 
+    def _choose_beta(self, X, y):
+        return choose_beta(self, X, y)
+
     def _check_params(self):
         super()._check_params()
         check_number(self.k_genuine, "k_genuine", "int", low=1)
@@ -554,7 +557,7 @@ class _FromLabels:
         X, y = validate_supervised(self, X, y)
         if self.beta_ is None:
             (self.beta_, self.beta_path_,
-             self.validation_error_path_) = choose_beta(self, X, y)
+             self.validation_error_path_) = self._choose_beta(X, y)
         triplets = triplets_from_labels(X, y, self.k_genuine,
                                         self.k_impostor)
         return self._fit_triplets(X, triplets, label_basis(self, X, y))
@@ -632,15 +635,17 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             preprocessor=preprocessor, random_state=random_state)
 
 
-def label_basis(estimator, X, y):
+def label_basis(estimator, X, y, random_state=None):
     """The ``basis`` of a supervised learner: its array, or built from labels.
 
     ``'lda'`` is the local discriminative basis (:func:`lda_basis`) of
-    ``estimator.n_basis`` elements, seeded by ``estimator._rng``.
+    ``estimator.n_basis`` elements, seeded by ``random_state`` (default:
+    ``estimator._rng``).
     """
     if isinstance(estimator.basis, str):
         return lda_basis(X, y, estimator._n_basis(X.shape[1]),
-                         random_state=estimator._rng)
+                         random_state=(estimator._rng if random_state is None
+                                       else random_state))
     return estimator._user_basis(X.shape[1])
 
 
@@ -654,24 +659,21 @@ FALLBACK_BETA = 1e-5
 
 
 def choose_beta(estimator, X, y):
-    """``beta='auto'``: the beta whose exact optimum does best on held-out points.
+    """``beta='auto'``: the beta whose model does best on held-out points.
 
     A stratified ``VALIDATION_FRACTION`` of the points is held out; the
-    basis and triplets of the rest (a stratified ``MAX_SELECTION_POINTS``
-    of them at most) are fitted by RDA at each beta of the grid of
-    :func:`~metric_learn_scml._selection.beta_grid` (relative to that
-    problem's ``beta_max``), and each model is scored on the held-out
-    points (:func:`~metric_learn_scml._selection.held_out_scores`): the least
-    3-NN error wins, ties going to the least error on held-out triplets,
-    then to the largest beta (fewest elements). Where
-    no class can spare a point, or the held-out part could not contain
-    every class, ``FALLBACK_BETA`` is used and the path is empty.
+    rest (a stratified ``MAX_SELECTION_POINTS`` of them at most) is fitted
+    along the grid of :func:`~metric_learn_scml._selection.beta_grid`
+    (relative to its own ``beta_max``) and scored on the held-out points
+    (:func:`held_out_path_scores`, :func:`best_beta`). Where no class can
+    spare a point, or the held-out part could not contain every class,
+    ``FALLBACK_BETA`` is used and the path is empty.
 
     Returns
     -------
     beta : float
     betas, errors : ndarray of shape (n_betas,)
-        The grid and the held-out error (fraction) of each optimum.
+        The grid and the held-out error (fraction) at each value.
     """
     classes, counts = np.unique(y, return_counts=True)
     n_held = int(np.ceil(VALIDATION_FRACTION * y.shape[0]))
@@ -684,28 +686,57 @@ def choose_beta(estimator, X, y):
     if fit.shape[0] > MAX_SELECTION_POINTS:
         fit = train_test_split(fit, train_size=MAX_SELECTION_POINTS,
                                stratify=y[fit], random_state=estimator._rng)[0]
-    basis = label_basis(estimator, X[fit], y[fit])
+    scores = held_out_path_scores(estimator, X, y, fit, held,
+                                  random_state=estimator._rng)
+    if scores is None:
+        return empty
+    betas, errors, triplet_errors = scores
+    return best_beta(betas, errors, triplet_errors), betas, errors
+
+
+def held_out_path_scores(estimator, X, y, fit, held, betas=None,
+                         random_state=None):
+    """Fit ``X[fit]`` along ``betas`` by RDA and score on ``X[held]``.
+
+    ``betas`` defaults to :func:`~metric_learn_scml._selection.beta_grid`
+    relative to the ``beta_max`` of the fit part. The basis, triplets and
+    solver settings are the estimator's.
+
+    Returns
+    -------
+    (betas, errors, triplet_errors) or None
+        The held-out 3-NN and triplet errors at each beta
+        (:func:`~metric_learn_scml._selection.held_out_scores`); None where
+        the fit part gives no basis element or no beta keeps one.
+    """
+    rng = check_random_state(random_state)
+    basis = label_basis(estimator, X[fit], y[fit], random_state=rng)
     if basis.shape[0] == 0:
-        return empty
+        return None
     path = LabelledPath(X[fit], y[fit], basis, estimator.k_genuine,
-                        estimator.k_impostor, estimator._rng)
-    largest = path.beta_max()
-    if not largest > 0:
-        return empty
-    betas = beta_grid(largest)
+                        estimator.k_impostor, rng)
+    if betas is None:
+        largest = path.beta_max()
+        if not largest > 0:
+            return None
+        betas = beta_grid(largest)
     weights = path.solve_rda(
         betas, gamma=estimator.gamma,
         batch_size=min(estimator.batch_size, path.triplet_pairs.shape[0]),
         max_iter=estimator.max_iter, eval_every=estimator.output_iter,
         tol=estimator.tol, n_iter_no_change=estimator.n_iter_no_change,
-        random_state=estimator._rng)
+        random_state=rng)
     triplets = held_out_triplets(X[fit], y[fit], X[held], y[held],
                                  estimator.k_genuine, estimator.k_impostor)
-    errors, triplet_errors = held_out_scores(weights, basis, X[fit], y[fit],
-                                             X[held], y[held], triplets)
-    # Least 3-NN error; among ties, least triplet error; then largest beta.
-    best = np.lexsort((np.arange(betas.shape[0]), triplet_errors, errors))[0]
-    return float(betas[best]), betas, errors
+    return (np.asarray(betas),) + held_out_scores(
+        weights, basis, X[fit], y[fit], X[held], y[held], triplets)
+
+
+def best_beta(betas, errors, triplet_errors):
+    """The least 3-NN error; among ties the least triplet error, then the
+    largest beta (the fewest elements)."""
+    return float(betas[np.lexsort((np.arange(len(betas)), triplet_errors,
+                                   errors))[0]])
 
 
 # The range of feature magnitudes accepted. The solvers run on the data

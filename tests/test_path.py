@@ -1,0 +1,109 @@
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_wine
+from sklearn.model_selection import GridSearchCV
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from metric_learn_scml import SCML_Supervised, SCML_SupervisedCV, scml_path
+from metric_learn_scml._triplets import triplets_from_labels
+
+FAST_CV = dict(cv=2, n_betas=3, max_iter=2000, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def wine():
+    X, y = load_wine(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+@parametrize_with_checks([SCML_SupervisedCV(**FAST_CV)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_path_equals_independent_fits(wine):
+    X, y = wine
+    betas, weights, gaps, basis = scml_path(X, y, n_betas=4, random_state=0)
+    assert np.all(np.diff(betas) < 0)
+    assert weights.shape == (4, basis.shape[0]) and np.all(weights >= 0)
+    assert np.all(gaps <= 1e-6)
+    # the l1 norm does not fall as beta does
+    assert np.all(np.diff(weights.sum(axis=1)) >= -1e-9)
+    triplets = triplets_from_labels(X, y)
+    P = X @ basis.T
+    G = (np.square(P[triplets[:, 0]] - P[triplets[:, 1]])
+         - np.square(P[triplets[:, 0]] - P[triplets[:, 2]]))
+
+    def objective(w, beta):
+        return np.maximum(1 + G @ w, 0).mean() + beta * w.sum()
+
+    for beta, w in zip(betas[1:], weights[1:]):
+        alone = SCML_Supervised(beta=beta, basis=basis, solver="exact",
+                                random_state=0).fit(X, y)
+        # both certified optima of the same LP: the same value (the
+        # optimum itself need not be unique)
+        assert objective(w, beta) == pytest.approx(
+            objective(alone.weights_, beta), rel=1e-5)
+
+
+def test_path_given_betas_are_sorted_decreasing(wine):
+    X, y = wine
+    betas, weights, _, _ = scml_path(X, y, betas=[1e-3, 1e-1, 1e-2],
+                                     random_state=0)
+    np.testing.assert_array_equal(betas, [1e-1, 1e-2, 1e-3])
+    assert weights[0].sum() <= weights[2].sum()
+
+
+def test_cv_chooses_the_least_mean_held_out_error(wine):
+    X, y = wine
+    model = SCML_SupervisedCV(**FAST_CV).fit(X, y)
+    assert model.error_path_.shape == (3, 2)
+    mean = model.error_path_.mean(axis=1)
+    assert mean[list(model.betas_).index(model.beta_)] == mean.min()
+    # the refit is SCML_Supervised at that beta
+    refit = SCML_Supervised(beta=model.beta_, max_iter=2000,
+                            random_state=0).fit(X, y)
+    assert refit.get_mahalanobis_matrix().shape == (13, 13)
+    assert model.n_active_basis_ > 0 and model.dual_gap_ <= 1e-6
+
+
+def test_cv_with_given_betas_and_parallel_folds(wine):
+    X, y = wine
+    serial = SCML_SupervisedCV(betas=[1e-1, 1e-3], **{**FAST_CV, "n_betas": 2}
+                               ).fit(X, y)
+    parallel = SCML_SupervisedCV(betas=[1e-3, 1e-1], n_jobs=2,
+                                 **{**FAST_CV, "n_betas": 2}).fit(X, y)
+    np.testing.assert_array_equal(serial.betas_, [1e-1, 1e-3])
+    np.testing.assert_allclose(serial.error_path_, parallel.error_path_)
+    assert serial.beta_ == parallel.beta_
+
+
+def test_cv_learner_in_grid_search_clone_and_pickle(wine):
+    X, y = wine
+    pipeline = make_pipeline(SCML_SupervisedCV(**FAST_CV),
+                             KNeighborsClassifier(3))
+    search = GridSearchCV(pipeline, {"scml_supervisedcv__k_genuine": [2, 3]},
+                          cv=2).fit(X, y)
+    assert search.best_score_ > 0.85
+    model = search.best_estimator_[0]
+    assert "beta" not in model.get_params()
+    assert clone(model).get_params() == model.get_params()
+    restored = pickle.loads(pickle.dumps(model))
+    np.testing.assert_allclose(restored.transform(X), model.transform(X))
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"cv": 1}, "cv must be >= 2"),
+    ({"betas": [-1.0]}, "betas must be"),
+    ({"eps": 0.0}, "eps must be > 0"),
+])
+def test_bad_parameters_name_themselves(wine, params, match):
+    X, y = wine
+    with pytest.raises(ValueError, match=match):
+        SCML_SupervisedCV(**{**FAST_CV, **params}).fit(X, y)
