@@ -683,7 +683,8 @@ def choose_beta(estimator, X, y):
         return empty
     fit, held = train_test_split(np.arange(y.shape[0]), test_size=n_held,
                                  stratify=y, random_state=estimator._rng)
-    if fit.shape[0] > MAX_SELECTION_POINTS:
+    # (A stratified cut must leave out at least a point of every class.)
+    if fit.shape[0] >= MAX_SELECTION_POINTS + classes.shape[0]:
         fit = train_test_split(fit, train_size=MAX_SELECTION_POINTS,
                                stratify=y[fit], random_state=estimator._rng)[0]
     scores = held_out_path_scores(estimator, X, y, fit, held,

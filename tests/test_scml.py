@@ -543,3 +543,15 @@ def test_auto_beta_is_the_least_held_out_error_and_beats_euclidean():
         model.transform(X_test), y_test)
     euclidean = 1 - knn.fit(X_train, y_train).score(X_test, y_test)
     assert learned < euclidean - 0.05
+
+
+@pytest.mark.parametrize("n_samples", [1257, 1270])
+def test_auto_beta_caps_its_fit_part_whatever_the_remainder(n_samples):
+    # 1,257 points: the fit part (1,005) is just above the cap of 1,000,
+    # and a stratified cut of 5 points cannot hold 10 classes (it raised).
+    X, y = make_blobs(n_samples=n_samples, centers=10, n_features=3,
+                      random_state=0)
+    model = SCML_Supervised(n_basis=40, max_iter=500,
+                            random_state=0).fit(X, y)
+    assert model.beta_ in model.beta_path_
+
