@@ -370,9 +370,10 @@ class LocalSCML(_LocalSCMLMixin, SCML):
         As in :class:`SCML`.
     n_basis : int, default=None
         As in :class:`SCML`.""" + _LOCAL_PARAMETERS + r"""
-    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, verbose, preprocessor, random_state
+    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state
         As in :class:`SCML`; ``max_iter`` to ``n_iter_no_change`` apply to
-        both stages.
+        both stages, ``solver`` and ``max_new_elements`` to the global
+        stage.
 
     Attributes
     ----------""" + _LOCAL_ATTRIBUTES + "\n" + _NOTES + r"""
@@ -436,7 +437,7 @@ class LocalSCML_Supervised(_LocalSCMLMixin, _FromLabels, _BaseSCML):
         Same-class neighbours ("targets") per point.
     k_impostor : int, default=10
         Other-class neighbours ("impostors") per point.
-    beta : float, default=1e-5
+    beta : 'auto' or float, default=1e-5
         Strength of the group penalty :math:`\beta \sum_k \|(a_k, c_k)\|_2`
         of the local stage and of the :math:`\ell_1` penalty of the global
         stage.
@@ -444,9 +445,14 @@ class LocalSCML_Supervised(_LocalSCMLMixin, _FromLabels, _BaseSCML):
         As in :class:`SCML_Supervised`.
     n_basis : int, default=None
         As in :class:`SCML_Supervised`.""" + _LOCAL_PARAMETERS + r"""
-    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, verbose, preprocessor, random_state
+    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state
         As in :class:`SCML_Supervised`; ``max_iter`` to
-        ``n_iter_no_change`` apply to both stages.
+        ``n_iter_no_change`` apply to both stages, ``solver`` and
+        ``max_new_elements`` to the global stage. ``beta='auto'`` chooses
+        the global stage's beta as :class:`SCML_Supervised` does, and the
+        local stage uses it too (the default keeps the paper's value:
+        the local penalty acts on the roots of the weights, and the global
+        stage's choice is not the local stage's).
 
     Attributes
     ----------""" + _LOCAL_ATTRIBUTES + "\n" + _NOTES + r"""

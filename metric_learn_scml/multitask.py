@@ -23,7 +23,6 @@ soft-threshold; each iteration draws a mini-batch from every task, so a
 small task weighs in the gradient as it does in the objective.
 """
 
-import re
 
 import numpy as np
 from metric_learn.base_metric import _TripletsClassifierMixin
@@ -35,6 +34,7 @@ from ._basis import distinct_elements, lda_basis, triplet_basis
 from ._solvers import components_from_weights
 from ._triplets import triplets_from_labels
 from .scml import (_COMMON_PARAMETERS, _BaseSCML, _FromLabels,
+                   _replace_parameter,
                    checked_input, single_threaded, validate_supervised,
                    validate_triplets)
 
@@ -281,12 +281,6 @@ class _BaseMultiTaskSCML(_BaseSCML):
             n_basis = max(n_features, -(-MAX_DEFAULT_TASKS * n_basis // n_tasks))
         return distinct_elements(np.concatenate(
             [build(task, n_basis) for task in range(n_tasks)]))
-
-
-def _replace_parameter(doc, name, text):
-    """``doc`` with the numpydoc entry of parameter ``name`` replaced."""
-    return re.sub(r"(?ms)^    %s : .*?(?=^    \w+ : |\Z)" % name,
-                  lambda match: text, doc, count=1)
 
 
 _MULTITASK_PARAMETERS = _replace_parameter(_replace_parameter(_replace_parameter(

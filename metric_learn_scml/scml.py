@@ -15,6 +15,7 @@ by regularized dual averaging (:mod:`metric_learn_scml._solvers`).
 
 import functools
 import numbers
+import re
 import warnings
 
 import numpy as np
@@ -354,6 +355,12 @@ class _BaseSCML(MahalanobisMixin):
         self.beta_ = None if isinstance(self.beta, str) else float(self.beta)
 
 
+def _replace_parameter(doc, name, text):
+    """``doc`` with the numpydoc entry of parameter ``name`` replaced."""
+    return re.sub(r"(?ms)^    %s : .*?(?=^    \w+ : |\Z)" % name,
+                  lambda match: text, doc, count=1)
+
+
 _COMMON_PARAMETERS = r"""
     beta : float, default=1e-5
         Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
@@ -394,6 +401,43 @@ _COMMON_PARAMETERS = r"""
     random_state : int, RandomState instance or None, default=None
         Seeds the regions of the basis and the sampling of triplets."""
 
+_SOLVER_PARAMETERS = r"""
+    solver : {'auto', 'exact', 'rda'}, default='auto'
+        ``'rda'`` is the paper's regularized dual averaging. ``'exact'``
+        then takes its result to the exact optimum of the same problem (a
+        linear program, solved on a working set of triplets and elements
+        and certified by the duality gap ``dual_gap_``; beyond the paper).
+        ``'auto'`` is ``'exact'`` up to 50,000 triplets (about 1,650
+        points at 3 x 10 triplets per point) and ``'rda'`` beyond, where
+        the exact phase may take minutes.
+    max_new_elements : int, default=0
+        Column generation in the exact phase: up to this many elements are
+        added to the basis, the steepest first (top eigenvectors of the
+        negative gradient of the loss in :math:`M`), until none would lower
+        the objective. 0 keeps the paper's fixed basis."""
+
+_AUTO_BETA_PARAMETERS = _replace_parameter(_COMMON_PARAMETERS, "beta", r"""    beta : 'auto' or float, default='auto'
+        Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
+        Larger values keep fewer basis elements. ``'auto'`` chooses it on a
+        stratified fifth of the training points held out: the rest (1,000
+        points at most) is fitted for seven values from :math:`10^{-0.5}`
+        to :math:`10^{-5}` times the smallest beta that keeps no element,
+        and the least held-out 3-NN error wins (ties: the least held-out
+        triplet error, then the larger beta); the model is then fitted on
+        every point at that value (see :class:`SCML_SupervisedCV` for
+        k-fold cross-validation). The useful value moves by orders of
+        magnitude between datasets, and the rule is scale-free. A float is
+        used as given (the paper's value is ``1e-5``, for standardised
+        features; data scaled by ``s`` give the same metric with
+        ``beta * s**2``).
+""")
+
+_AUTO_BETA_ATTRIBUTES = r"""
+    beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
+        With ``beta='auto'``: the values tried and their held-out 3-NN
+        error (empty where too few points per class could be held out;
+        ``beta_`` is then 1e-5)."""
+
 _COMMON_ATTRIBUTES = r"""
     components_ : ndarray of shape (n_components, n_features)
         Linear map :math:`L` with :math:`M = L^T L`: the rows
@@ -406,6 +450,11 @@ _COMMON_ATTRIBUTES = r"""
         The unit-norm basis rows :math:`b_k`.
     n_active_basis_ : int
         Number of elements with non-zero weight.
+    beta_ : float
+        The beta used (``beta``, or the one ``beta='auto'`` chose).
+    dual_gap_ : float
+        Duality gap of the weights, an upper bound on their distance to the
+        optimal objective, where the exact phase ran; else NaN.
     n_iter_ : int
         Stochastic iterations run.
     objective_ : float
@@ -434,7 +483,7 @@ class SCML(_BaseSCML, _TripletsClassifierMixin):
         anchor-impostor differences relative to anchor-target differences
         are kept (a local Fisher analysis in which triplets play the role of
         labels). An array is used as given, its rows scaled to unit norm.
-    """ + _COMMON_PARAMETERS + """
+    """ + _COMMON_PARAMETERS + _SOLVER_PARAMETERS + """
 
     Attributes
     ----------""" + _COMMON_ATTRIBUTES + """
@@ -588,10 +637,10 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         ``n_classes - 1`` Fisher discriminant directions of the ``J``
         nearest points of every class. An array is used as given, its rows
         scaled to unit norm.
-    """ + _COMMON_PARAMETERS + """
+    """ + _AUTO_BETA_PARAMETERS + _SOLVER_PARAMETERS + """
 
     Attributes
-    ----------""" + _COMMON_ATTRIBUTES + """
+    ----------""" + _COMMON_ATTRIBUTES + _AUTO_BETA_ATTRIBUTES + """
 
     See Also
     --------
