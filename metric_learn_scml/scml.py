@@ -305,9 +305,17 @@ class _BaseSCML(MahalanobisMixin):
         return result.weights * unit ** 2
 
     def _exact(self, n_triplets):
-        """Whether the fit takes RDA's result to the exact optimum."""
+        """Whether the fit takes RDA's result to the exact optimum.
+
+        Under ``'auto'``: for a given beta up to ``EXACT_MAX_TRIPLETS``;
+        with ``beta='auto'`` never, since beta was chosen among RDA's models
+        (on the breadth datasets the RDA refit erred less than the exact
+        one, mean gain over Euclidean 2.00 against 1.88 points, and took a
+        fraction of the time).
+        """
         if self.solver == "auto":
-            return n_triplets <= EXACT_MAX_TRIPLETS
+            return (n_triplets <= EXACT_MAX_TRIPLETS
+                    and not (isinstance(self.beta, str) and self.beta == "auto"))
         return self.solver == "exact"
 
     @property
@@ -409,7 +417,8 @@ _SOLVER_PARAMETERS = r"""
         and certified by the duality gap ``dual_gap_``; beyond the paper).
         ``'auto'`` is ``'exact'`` up to 50,000 triplets (about 1,650
         points at 3 x 10 triplets per point) and ``'rda'`` beyond, where
-        the exact phase may take minutes.
+        the exact phase may take minutes; with ``beta='auto'`` it is
+        ``'rda'``, the solver of the models beta was chosen among.
     max_new_elements : int, default=0
         Column generation in the exact phase: up to this many elements are
         added to the basis, the steepest first (top eigenvectors of the
