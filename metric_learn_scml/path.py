@@ -106,9 +106,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         Number of stratified folds.
     n_jobs : int, default=None
         Folds fitted in parallel (joblib).
-    k_genuine, k_impostor, basis, n_basis, gamma, max_iter, output_iter, \
-batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, \
-preprocessor, random_state
+    k_genuine, k_impostor, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state
         As in :class:`~metric_learn_scml.SCML_Supervised` (the refit uses
         them all; the folds use all but ``solver`` and
         ``max_new_elements``).
@@ -120,7 +118,9 @@ preprocessor, random_state
     betas_ : ndarray of shape (n_betas,)
     error_path_ : ndarray of shape (n_betas, cv)
         Held-out 3-NN error (fraction) of each beta on each fold.
-    (and every attribute of :class:`~metric_learn_scml.SCML_Supervised`)
+    components_, weights_, basis_, n_active_basis_, dual_gap_, n_iter_, objective_, objective_history_, n_features_in_
+        Those of the refit, as in
+        :class:`~metric_learn_scml.SCML_Supervised`.
 
     Examples
     --------
