@@ -314,7 +314,8 @@ class Method:
 # load: LMNN 156 s for one Segment fit (1,386 points); ITML's default
 # 20 * n_classes**2 constraints and up to 1,000 passes in Python take 25 s on
 # Vehicle (4 classes), 60-90 s on Segment (7), 240 s on Vowel (11) and would
-# take hours on Letters (26) and 20 Newsgroups (20).
+# take hours on 20 Newsgroups (20); on Letters (26) it takes 150-300 s per
+# split, so a full run leaves it out and `--uncapped` adds it (5 splits).
 METHODS = {
     method.key: method for method in (
         Method("euclidean", "Euclidean", _run_euclidean, quick=True),
