@@ -85,6 +85,28 @@ def test_full_plan_caps_slow_methods_per_dataset():
     # --splits lowers every budget but never raises a cap.
     _, _, budget = compare_global.plan(n_splits=3)
     assert budget["vehicle", "ours"] == 3 and budget["letters", "lmnn"] == 1
+    # --uncapped runs the pairs the caps leave out (ITML on Letters).
+    _, _, budget = compare_global.plan(n_splits=5, uncapped=True,
+                                       dataset_names=["letters"],
+                                       method_names=["itml"])
+    assert budget["letters", "itml"] == 5
+    assert not compare_global.skipped(budget)
+
+
+def test_merge_changes_only_the_summary_rows_it_reruns(tmp_path):
+    earlier = [{"dataset": "vehicle", "method": "LMNN", "error_mean": 0.2,
+                "fit_seconds_median": 96.0412},
+               {"dataset": "vehicle", "method": "ITML", "error_mean": 0.3,
+                "fit_seconds_median": 1.0}]
+    cli.write_csv(tmp_path / "global.csv", earlier,
+                  ["dataset", "method", "error_mean", "fit_seconds_median"])
+    # re-summarised from rounded fits: LMNN's median moved in its last digit
+    rows = [dict(earlier[0], fit_seconds_median=96.0413),
+            dict(earlier[1], error_mean=0.25)]
+    kept = cli.keep_summaries(tmp_path / "global.csv", rows,
+                              {("vehicle", "ITML")})
+    assert kept[0]["fit_seconds_median"] == 96.0412
+    assert kept[1]["error_mean"] == 0.25
 
 
 def test_lookup_accepts_keys_and_display_names_and_rejects_unknown_names():
