@@ -509,15 +509,15 @@ def test_exact_optimum_solves_the_solvers_objective_and_beats_rda():
         model = MultiTaskSCML_Supervised(beta=beta, n_basis=40,
                                          random_state=0).fit(X, y, tasks)
     assert len(problems) == 1
-    differences, triplet_pairs, offsets = problems[0]
+    differences, triplet_pairs, offsets, solved_beta = problems[0]
     matrices = triplet_matrices(differences, triplet_pairs, offsets)
     assert [m.shape[0] for m in matrices] == list(np.diff(offsets))
-    weights, value = exact_optimum(matrices, beta)
+    weights, value = exact_optimum(matrices, solved_beta)
     assert weights.shape == model.weights_.shape and np.all(weights >= 0)
     # The conic program is the package's objective (a sign slip in g or in
     # the margin would not give the same value) ...
     assert value == pytest.approx(objective(differences, triplet_pairs,
-                                            offsets, weights, beta)[0],
+                                            offsets, weights, solved_beta)[0],
                                   rel=1e-5)
     # ... and its optimum is no worse than the RDA solution.
     assert value <= model.objective_ + 1e-6
