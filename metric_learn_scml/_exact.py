@@ -199,7 +199,7 @@ def duality_gap(problem, weights, beta, row_ids=None, alpha=None):
     return max(primal - alpha.sum(), 0.0), row_ids, alpha
 
 
-def exact_weights(problem, beta, start, max_rounds=100, verbose=None):
+def exact_weights(problem, beta, start, max_rounds=100):
     r"""The optimum of the SCML-Global LP, from a working set around ``start``.
 
     Parameters
@@ -211,12 +211,10 @@ def exact_weights(problem, beta, start, max_rounds=100, verbose=None):
         A point near the optimum (the RDA iterate, or the optimum at a
         nearby ``beta`` on a path); it only chooses the first working set.
     max_rounds : int, default=100
-        Rounds of cutting planes and column generation (each round adds
-        rows or columns, so the method ends in finitely many; in practice a
-        few).
-    verbose : callable, default=None
-        Called after each round as ``verbose(round, objective, n_active)``
-        (a :class:`~metric_learn_scml._solvers.ProgressTable` row).
+        Rounds of cutting planes and column generation. Rows are guessed
+        anew from each round's margins, so nothing guarantees a finite end;
+        in practice it takes 2 to 10 rounds, and what is returned after
+        ``max_rounds`` still comes with its (then larger) duality gap.
 
     Returns
     -------
@@ -264,9 +262,6 @@ def exact_weights(problem, beta, start, max_rounds=100, verbose=None):
         wrong = np.where(folded, margins < 0, ~explicit & (margins > 0))
         row_ids = np.concatenate([row_ids, folded_ids])
         alpha = np.concatenate([alpha, full[folded_ids]])
-        if verbose is not None:
-            verbose(n_rounds, np.maximum(margins, 0.0).mean()
-                    + beta * weights.sum(), np.count_nonzero(weights))
         added = _add_columns(in_columns,
                              beta + problem.gradient(row_ids, alpha))
         if not wrong.any() and not added:

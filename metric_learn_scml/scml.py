@@ -781,7 +781,7 @@ def held_out_path_scores(estimator, X, y, fit, held, betas=None,
         betas = beta_grid(largest)
     weights = path.solve_rda(
         betas, gamma=estimator.gamma,
-        batch_size=min(estimator.batch_size, path.triplet_pairs.shape[0]),
+        batch_size=estimator._batch_size([0, path.triplet_pairs.shape[0]]),
         max_iter=estimator.max_iter, eval_every=estimator.output_iter,
         tol=estimator.tol, n_iter_no_change=estimator.n_iter_no_change,
         random_state=rng)
