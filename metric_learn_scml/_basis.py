@@ -45,7 +45,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.neighbors import NearestNeighbors
 
-from ._solvers import _chunk_rows
+from ._arrays import chunk_rows
 from ._triplets import distinct_rows
 
 # Smallest relative ridge of the within-region scatter (where Ledoit-Wolf
@@ -176,7 +176,7 @@ def discriminant_directions(within_rows, between_factor, n_directions,
 def region_centres(X, n_regions, random_state):
     """K-means centres of ``n_regions`` regions (at most one per distinct point).
 
-    Call it with thread pools limited (see ``scml.single_threaded``): the
+    Call it with thread pools limited (see ``_base.single_threaded``): the
     problems are small, and on a busy two-core machine k-means with a
     thread per core is many times slower.
     """
@@ -202,11 +202,11 @@ def distinct_elements(basis):
     solvers would give every copy the same weight: the copies would count
     as many active elements and move the metric that many times faster
     along one direction. Order is kept; the Gram matrix is formed in the
-    solvers' blocks of rows (:func:`_solvers._chunk_rows`).
+    solvers' blocks of rows (:func:`._arrays.chunk_rows`).
     """
     n_rows = basis.shape[0]
     keep = np.ones(n_rows, dtype=bool)
-    block = _chunk_rows(n_rows)
+    block = chunk_rows(n_rows)
     for start in range(0, n_rows, block):
         stop = min(start + block, n_rows)
         cosines = np.abs(basis[start:stop] @ basis[:stop].T)
@@ -347,3 +347,25 @@ def default_n_basis(n_features):
     """
     return int(np.clip(20 * n_features, 400, 1000))
 
+
+
+# Task bases a default (n_basis=None) union holds in full; more tasks share
+# that budget (see union_basis).
+MAX_DEFAULT_TASKS = 4
+
+
+def union_basis(build, n_tasks, n_basis, n_features, shared_budget=True):
+    """The union of one basis per task, each element kept once.
+
+    ``build(task, n)`` gives task ``task``'s basis of ``n`` elements. With
+    ``shared_budget`` (the default size), more than ``MAX_DEFAULT_TASKS``
+    tasks share the budget of that many: ``max(n_features, ceil(4 * n_basis
+    / n_tasks))`` each, since every solver step and the pair table cost
+    ``T x`` the union's size, and a full basis per task would make the fit
+    grow as ``T**2``. The union is a set (:func:`distinct_elements`): an
+    element that two task bases share appears once, at its first place.
+    """
+    if shared_budget and n_tasks > MAX_DEFAULT_TASKS:
+        n_basis = max(n_features, -(-MAX_DEFAULT_TASKS * n_basis // n_tasks))
+    return distinct_elements(np.concatenate(
+        [build(task, n_basis) for task in range(n_tasks)]))

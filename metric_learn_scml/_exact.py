@@ -56,7 +56,7 @@ from scipy.optimize import linprog
 from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.exceptions import ConvergenceWarning
 
-from ._solvers import (ProgressTable, SolverResult, SquaredDifferences,
+from ._solvers import (SolverResult, SquaredDifferences, report,
                        triplet_scale)
 
 # Triplets whose margin 1 + g.w is within MARGIN_BAND of 0 at the start are
@@ -155,8 +155,8 @@ def _restricted_lp(rows, costs, bound, n_triplets):
     # order one, as HiGHS' absolute tolerances (1e-7) expect; with alpha
     # itself (at most 1/N, 2e-5 on digits) they let reduced costs off by
     # a sixth of beta pass. The multipliers of its rows are still w.
-    # Presolve finds nothing to remove in these dense blocks and took two
-    # thirds of the time (breast cancer, 17,070 x 50: 1.30 s, 0.44 s without).
+    # Presolve finds nothing to remove in these dense blocks, and costs
+    # most of the solve.
     result = linprog(np.concatenate([-np.ones(m), np.full(k, bound)]),
                      A_ub=np.hstack([-rows.T, -np.eye(k)]),
                      b_ub=costs * n_triplets,
@@ -387,7 +387,6 @@ def exact_phase(X, basis, differences, triplet_pairs, result, beta,
         ``basis`` with the added elements last.
     """
     scale = triplet_scale(differences, triplet_pairs, random_state)
-    table = ProgressTable(name, verbose)
     history = list(result.history)
     weights = result.weights[0] * scale
     added = 0
@@ -407,7 +406,7 @@ def exact_phase(X, basis, differences, triplet_pairs, result, beta,
         value = problem.objective(weights, beta / scale)
         n_active = int(np.count_nonzero(weights))
         history.append((result.n_iter, value, n_active))
-        table.footer("exact phase, %d elements: objective %.6f, %d active, "
+        report(name, verbose, "exact phase, %d elements: objective %.6f, %d active, "
                      "duality gap %.3g (%d rounds)" % (
                          basis.shape[0], value, n_active, gap, n_rounds))
         if added >= max_new_elements:
@@ -417,7 +416,7 @@ def exact_phase(X, basis, differences, triplet_pairs, result, beta,
                                        min(5, max_new_elements - added))
         atoms = atoms[values > beta * (1 + 1e-6)]
         if atoms.shape[0] == 0:
-            table.footer("exact phase: optimal over every PSD metric")
+            report(name, verbose, "exact phase: optimal over every PSD metric")
             break
         basis = np.concatenate([basis, atoms])
         differences = SquaredDifferences(X @ basis.T, differences.pairs,

@@ -14,8 +14,11 @@ metric. The paper tunes :math:`\beta` the same way, on a validation split.
 """
 
 import numpy as np
+from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
+from sklearn.utils import check_random_state
 
+from ._basis import lda_basis
 from ._exact import TripletProblem, beta_max, exact_path
 from ._solvers import (components_from_weights, rda, scaled_differences,
                        triplet_scale)
@@ -141,3 +144,100 @@ def held_out_scores(weights, basis, X_fit, y_fit, X_held, y_held, triplets):
             far = np.square(held[anchors] - fit[impostors]).sum(axis=1)
             triplet_errors[row] = np.mean(near >= far)
     return errors, triplet_errors
+
+
+def labelled_basis(estimator, X, y, random_state):
+    """The ``basis`` of a supervised learner: its array, or built from labels."""
+    return estimator._make_basis(X.shape[1], lambda task, n: lda_basis(
+        X, y, n, random_state=random_state))
+
+
+# beta='auto': the share of the training points held out to choose beta,
+# the most points its path is fitted on (the loss is a mean over triplets,
+# so beta carries over to more points), and the beta used where no point
+# can be held out (too few per class).
+VALIDATION_FRACTION = 0.2
+MAX_SELECTION_POINTS = 1000
+FALLBACK_BETA = 1e-5
+
+
+def choose_beta(estimator, X, y):
+    """``beta='auto'``: the beta whose model does best on held-out points.
+
+    A stratified ``VALIDATION_FRACTION`` of the points is held out; the
+    rest (a stratified ``MAX_SELECTION_POINTS`` of them at most) is fitted
+    along the grid of :func:`~metric_learn_scml._selection.beta_grid`
+    (relative to its own ``beta_max``) and scored on the held-out points
+    (:func:`held_out_path_scores`, :func:`best_beta`). Where no class can
+    spare a point, or the held-out part could not contain every class,
+    ``FALLBACK_BETA`` is used and the path is empty.
+
+    Returns
+    -------
+    beta : float
+    betas, errors : ndarray of shape (n_betas,)
+        The grid and the held-out error (fraction) at each value.
+    """
+    classes, counts = np.unique(y, return_counts=True)
+    n_held = int(np.ceil(VALIDATION_FRACTION * y.shape[0]))
+    empty = (FALLBACK_BETA, np.zeros(0), np.zeros(0))
+    if (counts.min() < 2 or n_held < classes.shape[0]
+            or y.shape[0] - n_held < 2 * classes.shape[0]):
+        return empty
+    fit, held = train_test_split(np.arange(y.shape[0]), test_size=n_held,
+                                 stratify=y, random_state=estimator._rng)
+    # (A stratified cut must leave out at least a point of every class.)
+    if fit.shape[0] >= MAX_SELECTION_POINTS + classes.shape[0]:
+        fit = train_test_split(fit, train_size=MAX_SELECTION_POINTS,
+                               stratify=y[fit], random_state=estimator._rng)[0]
+    scores = held_out_path_scores(estimator, X, y, fit, held,
+                                  random_state=estimator._rng)
+    if scores is None:
+        return empty
+    betas, errors, triplet_errors = scores
+    return best_beta(betas, errors, triplet_errors), betas, errors
+
+
+def held_out_path_scores(estimator, X, y, fit, held, betas=None,
+                         random_state=None):
+    """Fit ``X[fit]`` along ``betas`` by RDA and score on ``X[held]``.
+
+    ``betas`` defaults to :func:`~metric_learn_scml._selection.beta_grid`
+    relative to the ``beta_max`` of the fit part. The basis, triplets and
+    solver settings are the estimator's.
+
+    Returns
+    -------
+    (betas, errors, triplet_errors) or None
+        The held-out 3-NN and triplet errors at each beta
+        (:func:`~metric_learn_scml._selection.held_out_scores`); None where
+        the fit part gives no basis element or no beta keeps one.
+    """
+    rng = check_random_state(random_state)
+    basis = labelled_basis(estimator, X[fit], y[fit], rng)
+    if basis.shape[0] == 0:
+        return None
+    path = LabelledPath(X[fit], y[fit], basis, estimator.k_genuine,
+                        estimator.k_impostor, rng)
+    if betas is None:
+        largest = path.beta_max()
+        if not largest > 0:
+            return None
+        betas = beta_grid(largest)
+    weights = path.solve_rda(
+        betas, gamma=estimator.gamma,
+        batch_size=estimator._batch_size([0, path.triplet_pairs.shape[0]]),
+        max_iter=estimator.max_iter, eval_every=estimator.output_iter,
+        tol=estimator.tol, n_iter_no_change=estimator.n_iter_no_change,
+        random_state=rng)
+    triplets = held_out_triplets(X[fit], y[fit], X[held], y[held],
+                                 estimator.k_genuine, estimator.k_impostor)
+    return (np.asarray(betas),) + held_out_scores(
+        weights, basis, X[fit], y[fit], X[held], y[held], triplets)
+
+
+def best_beta(betas, errors, triplet_errors):
+    """The least 3-NN error; among ties the least triplet error, then the
+    largest beta (the fewest elements)."""
+    return float(betas[np.lexsort((np.arange(len(betas)), triplet_errors,
+                                   errors))[0]])

@@ -54,26 +54,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._arrays import chunk_rows, unit_scale
+
 # Memory allowed for the table of squared differences of every distinct pair
 # (see SquaredDifferences). Letters with 3,000 points x 13 pairs and 1,000
 # basis elements needs 156 MB in float32.
 PAIR_TABLE_BYTES = 512 * 2 ** 20
-
-# Bytes of squared differences computed at once (table building and
-# on-the-fly distances): blocks that stay in cache. With 4,096-pair blocks
-# the temporaries of a 1,600-element basis were 52 MB and building the
-# table of 40,000 pairs took 1.9 s instead of 0.2 s.
-_CHUNK_BYTES = 1 << 20
-
-
-def _chunk_rows(n_features):
-    """Rows of ``n_features`` float64 values per block of :data:`_CHUNK_BYTES`.
-
-    (Pairs of squared differences here; rows of a Gram matrix in
-    ``_basis.distinct_elements``.) At least 16.
-    """
-    return max(16, _CHUNK_BYTES // (8 * max(n_features, 1)))
-
 
 def group_soft_threshold(values, threshold, nonnegative=False):
     r"""Proximal operator of the column-wise group norm, optionally on W >= 0.
@@ -142,7 +128,7 @@ class SquaredDifferences:
         if pairs.shape[0] * projections.shape[1] * 4 <= max_bytes:
             self.table = np.empty((pairs.shape[0], self.n_features),
                                   dtype=np.float32)
-            chunk = _chunk_rows(self.n_features)
+            chunk = chunk_rows(self.n_features)
             for start in range(0, pairs.shape[0], chunk):
                 self.table[start:start + chunk] = self._compute(
                     pairs[start:start + chunk])
@@ -172,16 +158,15 @@ class SquaredDifferences:
             block = self.table[start:stop]
             return (block @ weights.T.astype(np.float32)).T.astype(float)
         # Without a table, a sparse w (the usual case) is computed on the
-        # projections of its active columns, copied once: a 50,000-point fit
-        # with 304 of 800 elements active took 1.05 s per objective, now
-        # 0.47 s. Near-dense weights skip the copy (zero columns add 0).
+        # projections of its active columns, copied once; near-dense
+        # weights skip the copy (zero columns add 0).
         active = np.flatnonzero(weights.any(axis=0))
         projections = None
         if active.size <= 0.75 * self.n_features:
             weights = weights[:, active]
             projections = np.take(self.projections, active, axis=1)
         out = np.empty((weights.shape[0], stop - start))
-        chunk = _chunk_rows(weights.shape[1])
+        chunk = chunk_rows(weights.shape[1])
         for first in range(start, stop, chunk):
             block = self._compute(self.pairs[first:min(first + chunk, stop)],
                                   projections)
@@ -195,29 +180,11 @@ class SquaredDifferences:
         """
         used = np.flatnonzero(coefficients)
         total = np.zeros(self.n_features)
-        chunk = _chunk_rows(self.n_features)
+        chunk = chunk_rows(self.n_features)
         for start in range(0, used.shape[0], chunk):
             block = used[start:start + chunk]
             total += coefficients[block] @ self.rows(block).astype(float)
         return total
-
-
-def largest_magnitude(X):
-    """``max |X|`` (0 for an empty array)."""
-    # max and -min: no |X| temporary as large as the data.
-    return max(X.max(initial=0.0), -X.min(initial=0.0))
-
-
-def unit_scale(X):
-    """The power of two ``f`` that brings ``max |X * f|`` into [0.5, 1).
-
-    The solvers run on ``X * f`` with the penalty rescaled to match (SCML
-    is scale-equivariant) and scale the result back. A power of two
-    changes no rounding, so data of ordinary scale give the same bits,
-    while tiny data (1e-20) no longer underflow the float32 table of
-    squared differences nor overflow the weights.
-    """
-    return float(np.ldexp(1.0, -int(np.frexp(largest_magnitude(X))[1])))
 
 
 def scaled_differences(X, basis, pairs, **kwargs):
@@ -293,30 +260,92 @@ class SolverResult:
     dual_gap: float = float("nan")
 
 
-class ProgressTable:
-    """The ``verbose`` progress table printed by the solvers."""
+def report(name, verbose, message):
+    """A line of the ``verbose`` progress table."""
+    if verbose:
+        print("[%s] %s" % (name, message))
 
-    def __init__(self, name, verbose):
+
+class Monitor:
+    """The loop every solver shares: evaluate, keep the best, stop, report.
+
+    A solver takes steps and, every ``eval_every`` of them, hands the full
+    objective to :meth:`update`, which records it (``history`` and the
+    ``verbose`` table), keeps the best iterate and counts evaluations that
+    improve the best value by less than ``tol``; ``n_iter_no_change`` of
+    them in a row stop the solver (``converged``). A non-finite value (the
+    iterates blew up) stops it too, the best iterate kept. Stalls count
+    only once the best value is below ``stall_above`` or nothing is active:
+    RDA's early iterates can overshoot above the value at ``W = 0``.
+
+    Parameters
+    ----------
+    name : str
+        Prefix of the progress table.
+    verbose : bool
+    weights : ndarray
+        The starting point, and its ``value`` and ``n_active``.
+    value : float
+    n_active : int
+    tol : float, default=0.0
+    n_iter_no_change : int, default=1
+    stall_above : float, default=inf
+    """
+
+    def __init__(self, name, verbose, weights, value, n_active, tol=0.0,
+                 n_iter_no_change=1, stall_above=np.inf):
         self.name = name
         self.verbose = verbose
         self.start = time.perf_counter()
-
-    def header(self):
-        if self.verbose:
-            print("[%s]" % self.name)
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.stall_above = stall_above
+        self.stalled = 0
+        self.best = SolverResult(weights.copy(), value, 0, False, [])
+        if verbose:
+            print("[%s]" % name)
             print("[%s] %10s %14s %10s %10s" % (
-                self.name, "Iteration", "Objective", "Active", "Time(s)"))
-            print("[%s] %s" % (self.name, "-" * 47))
+                name, "Iteration", "Objective", "Active", "Time(s)"))
+            print("[%s] %s" % (name, "-" * 47))
+        self.record(0, value, n_active)
 
-    def row(self, iteration, value, n_active):
+    def record(self, iteration, value, n_active):
+        """Add a row to ``history`` and to the progress table."""
+        self.best.history.append((iteration, value, n_active))
         if self.verbose:
             print("[%s] %10d %14.6f %10d %10.2f" % (
                 self.name, iteration, value, n_active,
                 time.perf_counter() - self.start))
 
     def footer(self, message):
-        if self.verbose:
-            print("[%s] %s" % (self.name, message))
+        report(self.name, self.verbose, message)
+
+    def update(self, iteration, value, n_active, weights):
+        """Record an evaluation; return whether the solver should stop.
+
+        ``weights`` is a function returning the iterate, called only when
+        it is the best so far (it may build it).
+        """
+        self.record(iteration, value, n_active)
+        best = self.best
+        if not np.isfinite(value):
+            return True
+        if value < best.objective - self.tol:
+            self.stalled = 0
+        elif best.objective < self.stall_above or n_active == 0:
+            self.stalled += 1
+        if value < best.objective:
+            best.weights, best.objective = weights(), value
+        best.converged = self.stalled >= self.n_iter_no_change
+        return best.converged
+
+    def finish(self, iteration):
+        """The best iterate as a :class:`SolverResult`."""
+        self.best.n_iter = iteration
+        self.footer("converged after %d iterations" % iteration
+                    if self.best.converged
+                    else "stopped at max_iter=%d" % iteration)
+        return self.best
 
 
 def triplet_scale(differences, triplet_pairs, random_state):
@@ -393,12 +422,8 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
 
     weights = np.zeros((n_tasks, n_basis))
     mean_gradient = np.zeros((n_tasks, n_basis))
-    best = SolverResult(weights.copy(), float(n_tasks), 0, False,
-                        [(0, float(n_tasks), 0)])
-    table = ProgressTable(name, verbose)
-    table.header()
-    table.row(0, best.objective, 0)
-    stalled = 0
+    monitor = Monitor(name, verbose, weights, float(n_tasks), 0, tol,
+                      n_iter_no_change, stall_above=n_tasks)
     iteration = 0
     while iteration < max_iter:
         block = min(eval_every, max_iter - iteration)
@@ -423,25 +448,11 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
                                            nonnegative=True) / scale
         value, _ = objective(differences, triplet_pairs, task_offsets,
                              weights, beta)
-        n_active = int(np.count_nonzero(weights.any(axis=0)))
-        best.history.append((iteration, value, n_active))
-        table.row(iteration, value, n_active)
-        if value < best.objective - tol:
-            stalled = 0
-        elif best.objective < n_tasks or n_active == 0:
-            # Early iterates can overshoot above the value at W = 0; only
-            # count stalls once the solver has improved on it (or when W = 0
-            # stays put, as under a very large beta).
-            stalled += 1
-        if value < best.objective:
-            best.weights, best.objective = weights.copy(), value
-        if stalled >= n_iter_no_change:
-            best.converged = True
+        if monitor.update(iteration, value,
+                          int(np.count_nonzero(weights.any(axis=0))),
+                          weights.copy):
             break
-    best.n_iter = iteration
-    table.footer("converged after %d iterations" % iteration if best.converged
-                 else "stopped at max_iter=%d" % iteration)
-    return best
+    return monitor.finish(iteration)
 
 
 def components_from_weights(weights, basis):
@@ -476,6 +487,16 @@ def components_from_weights(weights, basis):
 # --------------------------------------------------------------------------
 # SCML-Local: forward-backward splitting
 # --------------------------------------------------------------------------
+
+
+def local_weights(embedding, coef):
+    r"""SCML-Local's weights :math:`w_x = (A^T z_x + c)^2` of every point.
+
+    ``embedding`` holds :math:`\tilde z_x = (z_x, 1)` as rows and ``coef``
+    is :math:`\tilde A = [A; c]`, so :math:`\tilde z_x^T \tilde A = A^T
+    z_x + c`; squares are elementwise. Returns ``(n_points, K)``.
+    """
+    return np.square(embedding @ coef)
 
 
 def local_hinge_gradient(coef, anchor_embedding, gaps):
@@ -557,12 +578,11 @@ def local_objective(differences, couples, triplet_couples, embedding, coef,
     -------
     total, loss : float
     """
-    roots = embedding @ coef
     # Single precision, as the table of differences: the gathers below are
     # the cost of an evaluation.
-    weights = np.square(roots).astype(np.float32)
+    weights = local_weights(embedding, coef).astype(np.float32)
     distances = np.empty(couples.shape[0])
-    chunk = _chunk_rows(differences.n_features)
+    chunk = chunk_rows(differences.n_features)
     for start in range(0, couples.shape[0], chunk):
         block = couples[start:start + chunk]
         distances[start:start + chunk] = np.einsum(
@@ -646,13 +666,8 @@ verbose, name
             return local_objective(live_differences, couples,
                                    triplet_couples, embedding, live, beta)[0]
 
-    start_value = evaluate()
-    best = SolverResult(coef.copy(), start_value, 0, False,
-                        [(0, start_value, alive.shape[0])])
-    table = ProgressTable(name, verbose)
-    table.header()
-    table.row(*best.history[0])
-    stalled = 0
+    monitor = Monitor(name, verbose, coef, evaluate(), alive.shape[0], tol,
+                      n_iter_no_change)
     iteration = 0
     while iteration < max_iter:
         block = min(eval_every, max_iter - iteration)
@@ -668,26 +683,17 @@ verbose, name
                 live = group_soft_threshold(live - step * gradient,
                                             step * beta)
         iteration += block
-        value = evaluate()
         survivors = live.any(axis=0)
-        best.history.append((iteration, value, int(survivors.sum())))
-        table.row(*best.history[-1])
-        if not np.isfinite(value):
-            # Too large a step: the iterates blew up; the best is kept.
-            break
-        stalled = 0 if value < best.objective - tol else stalled + 1
-        if value < best.objective:
-            best.objective = value
-            best.weights = np.zeros_like(coef)
-            best.weights[:, alive] = live
-        if stalled >= n_iter_no_change:
-            best.converged = True
+
+        def full(alive=alive, live=live):
+            weights = np.zeros_like(coef)
+            weights[:, alive] = live
+            return weights
+
+        if monitor.update(iteration, evaluate(), int(survivors.sum()), full):
             break
         if not survivors.all():
             alive, live = alive[survivors], live[:, survivors]
             live_differences = SquaredDifferences(
                 differences.projections[:, alive], differences.pairs)
-    best.n_iter = iteration
-    table.footer("converged after %d iterations" % iteration if best.converged
-                 else "stopped at max_iter=%d" % iteration)
-    return best
+    return monitor.finish(iteration)

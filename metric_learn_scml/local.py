@@ -30,46 +30,40 @@ where both models coincide. With :math:`A = 0` the model *is* SCML-Global.
 import warnings
 
 import numpy as np
+from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import (_FromLabels, _FromTriplets, _SCMLEstimator,
+                    store_parameters, warn_not_converged)
 from ._embedding import KernelPCAEmbedding
-from ._solvers import forward_backward, local_objective
-from ._solvers import oriented_pairs
+from ._solvers import (forward_backward, local_objective, local_weights,
+                       oriented_pairs, scaled_differences)
 from ._triplets import pair_index
-from ._solvers import scaled_differences
-from .scml import SCML, _BaseSCML, _FromLabels, check_number, checked_input
+from ._validation import Interval, check_tuples
 
 
-def _no_linear_embedding(estimator):
-    raise AttributeError(
-        "%s learns a different metric at every point, so there is no single "
-        "linear map L with d(x, y) = ||L x - L y|| to transform X with. Use "
-        "pairwise_distances(X, Y) or pair_distance(pairs) for distances, "
-        "get_mahalanobis_matrix(X) for the metric at each point, or "
-        "MetricKNeighborsClassifier for k-NN classification."
-        % type(estimator).__name__)
+class _LocalModel(_SCMLEstimator):
+    """SCML-Local on top of the global model's triplets and basis.
 
-
-class _LocalSCMLMixin:
-    """The local model on top of an SCML learner's triplets and basis.
-
-    The host class supplies ``fit`` (triplets and basis, as for the global
-    model) and calls :meth:`_fit_triplets`, which here fits the global
-    stage, the embedding and then the local parameters.
+    ``fit`` (from triplets or labels, as for the global model) ends in
+    :meth:`_fit_problem`, which fits the global stage, the embedding and
+    then the local parameters. A local metric has no single linear map, so
+    this is not a metric-learn ``MahalanobisMixin``: the metric methods
+    take the points (``get_mahalanobis_matrix(X)``, ``local_weights(X)``,
+    ``pairwise_distances(X, Y)``), and ``pair_distance``,
+    ``pair_score`` and ``get_metric`` keep metric-learn's signatures.
     """
 
-    def _check_params(self):
-        super()._check_params()
-        check_number(self.embedding_dim, "embedding_dim", "int", low=1)
-        check_number(self.learning_rate, "learning_rate", "float", low=0,
-                     low_inclusive=False)
+    _parameter_constraints = {
+        "embedding_dim": [Interval("int", low=1)],
+        "learning_rate": [Interval("float", low=0, low_inclusive=False)],
+    }
 
-    def _fit_triplets(self, X, triplets, basis):
+    def _fit_problem(self, X, triplets, task_offsets, basis):
         """Global stage, kernel PCA embedding, then forward-backward."""
         name = type(self).__name__
-        global_weights = self._solve(X, triplets, [0, triplets.shape[0]],
-                                     basis)[0, :]
+        global_weights = self._solve(X, triplets, task_offsets, basis)[0, :]
         basis = self.basis_
         self.global_weights_ = global_weights
         self.global_objective_ = self.objective_
@@ -109,11 +103,7 @@ class _LocalSCMLMixin:
                 "learning_rate." % (name, self.learning_rate),
                 ConvergenceWarning)
         elif not result.converged:
-            warnings.warn(
-                "%s's local stage did not converge in max_iter=%d iterations "
-                "(objective still improving by more than tol=%g): increase "
-                "max_iter or tol." % (name, self.max_iter, self.tol),
-                ConvergenceWarning)
+            warn_not_converged(self, "'s local stage")
         if self.n_active_basis_ == 0 and global_weights.any():
             # (A global stage with no element has warned already.)
             warnings.warn(
@@ -160,8 +150,10 @@ class _LocalSCMLMixin:
             np.vstack([coef, intercept]) / unit, self.beta_ * unit)[0]
 
     def _weights_of(self, X):
-        roots = self.embedding_.transform(X) @ self.coef_ + self.intercept_
-        return roots * roots
+        embedding = self.embedding_.transform(X)
+        return local_weights(
+            np.column_stack([embedding, np.ones(embedding.shape[0])]),
+            np.vstack([self.coef_, self.intercept_]))
 
     def local_weights(self, X):
         r"""The weights :math:`w_x = (A^T z_x + c)^2` of each point.
@@ -249,13 +241,7 @@ class _LocalSCMLMixin:
             :math:`(x, x')`; not symmetric.
         """
         check_is_fitted(self, "coef_")
-        pairs = checked_input(self, pairs, type_of_inputs="tuples",
-                              tuple_size=2)
-        if pairs.shape[-1] != self.n_features_in_:
-            raise ValueError(
-                "pairs have %d features, but %s is expecting %d features as "
-                "input." % (pairs.shape[-1], type(self).__name__,
-                            self.n_features_in_))
+        pairs = check_tuples(self, pairs, 2)
         projected = (pairs[:, 0] - pairs[:, 1]) @ self.basis_.T
         return np.sqrt(np.einsum("nk,nk->n", self._weights_of(pairs[:, 0]),
                                  projected * projected))
@@ -263,6 +249,10 @@ class _LocalSCMLMixin:
     def pair_score(self, pairs):
         """Opposite of :meth:`pair_distance` (higher means more similar)."""
         return -self.pair_distance(pairs)
+
+    def score_pairs(self, pairs):
+        """Deprecated in metric-learn; use :meth:`pair_distance`."""
+        return self.pair_distance(pairs)
 
     def get_metric(self):
         """A function ``metric(u, v, squared=False)`` on two points.
@@ -287,16 +277,21 @@ class _LocalSCMLMixin:
             return distance ** 2 if squared else distance
         return metric_fun
 
-    @property
-    def transform(self):
-        """Not available: a local metric has no single linear embedding.
-
-        Accessing it raises an ``AttributeError`` that says what to use
-        instead (so ``hasattr(model, "transform")`` is False and
-        scikit-learn does not take the model for a transformer).
-        """
-        _no_linear_embedding(self)
-
+    def __getattr__(self, name):
+        # No transform: a local metric has no single linear embedding. The
+        # error says what to use instead (hasattr(model, "transform") stays
+        # False, so scikit-learn does not take the model for a transformer).
+        if name == "transform":
+            raise AttributeError(
+                "%s learns a different metric at every point, so there is "
+                "no single linear map L with d(x, y) = ||L x - L y|| to "
+                "transform X with. Use pairwise_distances(X, Y) or "
+                "pair_distance(pairs) for distances, "
+                "get_mahalanobis_matrix(X) for the metric at each point, or "
+                "MetricKNeighborsClassifier for k-NN classification."
+                % type(self).__name__)
+        raise AttributeError("%r object has no attribute %r" % (
+            type(self).__name__, name))
 
 _LOCAL_PARAMETERS = r"""
     embedding_dim : int, default=40
@@ -351,7 +346,7 @@ _NOTES = r"""
     and needs an ``n_samples x n_samples`` kernel at fit time."""
 
 
-class LocalSCML(_LocalSCMLMixin, SCML):
+class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
     __doc__ = r"""SCML-Local from triplets: a metric that varies over the space.
 
     Learns :math:`T(x) = \sum_k (a_k^T z_x + c_k)^2 b_k b_k^T` so that for
@@ -406,23 +401,17 @@ class LocalSCML(_LocalSCMLMixin, SCML):
     True
     """
 
+    _basis_options = ("triplet_diffs",)
+
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  embedding_dim=40, learning_rate=0.3, gamma=1.0,
                  max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
                  n_iter_no_change=4, solver="auto", max_new_elements=0,
                  verbose=False, preprocessor=None, random_state=None):
-        self.embedding_dim = embedding_dim
-        self.learning_rate = learning_rate
-        self.solver = solver
-        self.max_new_elements = max_new_elements
-        super().__init__(
-            beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
-            max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
-            tol=tol, n_iter_no_change=n_iter_no_change, verbose=verbose,
-            preprocessor=preprocessor, random_state=random_state)
+        store_parameters(self, locals())
 
 
-class LocalSCML_Supervised(_LocalSCMLMixin, _FromLabels, _BaseSCML):
+class LocalSCML_Supervised(_FromLabels, _LocalModel):
     __doc__ = r"""SCML-Local from class labels: a metric that varies over the space.
 
     Builds triplets and the local discriminative basis from the labels as
@@ -490,14 +479,4 @@ class LocalSCML_Supervised(_LocalSCMLMixin, _FromLabels, _BaseSCML):
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
                  random_state=None):
-        self.k_genuine = k_genuine
-        self.k_impostor = k_impostor
-        self.embedding_dim = embedding_dim
-        self.learning_rate = learning_rate
-        self.solver = solver
-        self.max_new_elements = max_new_elements
-        super().__init__(
-            beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
-            max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
-            tol=tol, n_iter_no_change=n_iter_no_change, verbose=verbose,
-            preprocessor=preprocessor, random_state=random_state)
+        store_parameters(self, locals())

@@ -30,17 +30,16 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._basis import distinct_elements, lda_basis, triplet_basis
+from ._base import (_FromLabels, _LinearMetric, _MetricLearner, _SCMLEstimator,
+                    single_threaded, store_parameters, supervised_problem,
+                    triplet_problem)
+from ._docs import attributes, parameters
 from ._solvers import components_from_weights
-from ._triplets import triplets_from_labels
-from .scml import (_COMMON_PARAMETERS, _BaseSCML, _FromLabels,
-                   _replace_parameter,
-                   checked_input, single_threaded, validate_supervised,
-                   validate_triplets)
+from ._validation import checked_input, plain, task_codes
 
 
 class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                 _BaseSCML):
+                 _LinearMetric, _MetricLearner):
     r"""A fixed Mahalanobis metric :math:`M = L^T L`, as a plain estimator.
 
     What :meth:`MultiTaskSCML_Supervised.for_task` and
@@ -52,8 +51,8 @@ class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     This keeps the metric through :func:`sklearn.base.clone`, so it can be
     the first step of a :class:`~sklearn.pipeline.Pipeline` (for instance
     before a k-nearest-neighbour classifier) and be cross-validated there.
-    It shares the SCML learners' input checks and ``transform`` (it derives
-    from their base class, but has none of their hyper-parameters).
+    It shares the SCML learners' input checks and ``transform``, but has
+    none of their hyper-parameters.
 
     Parameters
     ----------
@@ -111,50 +110,33 @@ class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return self
 
 
-# Task bases a default (n_basis=None) union holds in full; more tasks share
-# that budget (see the n_basis parameter).
-MAX_DEFAULT_TASKS = 4
+# The parameters and attributes of the multi-task learners, in order.
+MULTITASK_PARAMETERS = (
+    "beta:group", "n_basis:per_task", "gamma", "max_iter", "output_iter",
+    "batch_size:per_task", "tol:per_task", "n_iter_no_change", "verbose",
+    "preprocessor", "random_state")
+MULTITASK_ATTRIBUTES = (
+    "tasks_", "mt:weights_", "mt:basis_", "active_basis_",
+    "mt:n_active_basis_", "n_active_basis_per_task_", "components_per_task_",
+    "n_iter_", "mt:objective_", "objective_history_", "n_features_in_")
 
 
-def _plain(value):
-    """A numpy scalar as the Python value, for readable messages."""
-    return value.item() if isinstance(value, np.generic) else value
+class _BaseMultiTaskSCML(_SCMLEstimator):
+    """Per-task fitting and the per-task metric interface of mt-SCML.
 
+    There is no single metric, so every metric method takes the task (and
+    this is not a metric-learn ``MahalanobisMixin``); :meth:`for_task`
+    gives one task's metric as one.
+    """
 
-def _task_labels(tasks, n_expected, what):
-    """``tasks`` as a 1-D array of labels, one per sample or triplet."""
-    tasks = np.asarray(tasks)
-    if tasks.ndim != 1 or tasks.shape[0] != n_expected:
-        raise ValueError(
-            "tasks must be a 1-D array with one task id per %s: expected "
-            "shape (%d,), got %s." % (what, n_expected, tasks.shape))
-    if tasks.dtype.kind in "fc" and not np.all(np.isfinite(tasks)):
-        raise ValueError("tasks contains NaN or infinity: every %s needs a "
-                         "task id." % what)
-    return tasks
-
-
-class _BaseMultiTaskSCML(_BaseSCML):
-    """Per-task fitting and the per-task metric interface of mt-SCML."""
-
-    def _encode_tasks(self, tasks, n_expected, what):
-        """Set ``tasks_`` and return each sample's (or triplet's) task index."""
-        tasks = _task_labels(tasks, n_expected, what)
-        try:
-            self.tasks_, codes = np.unique(tasks, return_inverse=True)
-        except TypeError as error:
-            raise TypeError("tasks must be sortable labels of one type (like "
-                            "class labels): %s" % error) from None
-        return codes.reshape(-1)
-
-    def _fit_tasks(self, X, triplets, task_offsets, basis):
+    def _fit_problem(self, X, triplets, task_offsets, basis):
         """Learn ``W`` on index triplets grouped by task (see ``_solve``)."""
         self.weights_ = self._solve(X, triplets, task_offsets, basis)
         active = self.weights_.any(axis=0)
         self.active_basis_ = np.flatnonzero(active)
         self.n_active_basis_ = int(active.sum())
         self.n_active_basis_per_task_ = np.count_nonzero(self.weights_, axis=1)
-        self.components_per_task_ = [components_from_weights(row, basis)
+        self.components_per_task_ = [components_from_weights(row, self.basis_)
                                      for row in self.weights_]
         return self
 
@@ -168,18 +150,13 @@ class _BaseMultiTaskSCML(_BaseSCML):
         found = np.flatnonzero(self.tasks_ == task) if np.ndim(task) == 0 else []
         if len(found) != 1:
             raise ValueError("Unknown task %r: the known tasks are %s." % (
-                _plain(task), self.tasks_.tolist()))
+                plain(task), self.tasks_.tolist()))
         return int(found[0])
 
     def _task_codes(self, tasks, n_expected, what):
         """Each label's index in ``tasks_``; unknown labels raise."""
         check_is_fitted(self, "tasks_")
-        tasks = _task_labels(tasks, n_expected, what)
-        unknown = ~np.isin(tasks, self.tasks_)
-        if unknown.any():
-            raise ValueError("Unknown task(s) %s: the known tasks are %s." % (
-                np.unique(tasks[unknown]).tolist(), self.tasks_.tolist()))
-        return np.searchsorted(self.tasks_, tasks)
+        return task_codes(tasks, self.tasks_, n_expected, what)
 
     def for_task(self, task):
         """The metric of one task as a fitted plain estimator.
@@ -262,85 +239,6 @@ class _BaseMultiTaskSCML(_BaseSCML):
         """Deprecated in metric-learn; use :meth:`pair_distance`."""
         return self.pair_distance(pairs, task=task)
 
-    def _basis_per_task(self, n_features, build):
-        """``basis`` as an array, or the union of ``build(task_index, n_basis)``.
-
-        The union is a set: an element that two task bases share (tasks
-        drawn from the same points) appears once.
-        """
-        if not isinstance(self.basis, str):
-            return self._user_basis(n_features)
-        n_basis = self._n_basis(n_features)
-        n_tasks = self.tasks_.shape[0]
-        if self.n_basis is None and n_tasks > MAX_DEFAULT_TASKS:
-            # The default union holds at most MAX_DEFAULT_TASKS task bases:
-            # each step and the pair table cost T x (union size), so with a
-            # full basis per task the fit grows as T^2 (50 tasks of 60
-            # points in 10-D: unfinished after 570 s, the pair table past
-            # its memory budget; 25 s with the shared budget).
-            n_basis = max(n_features, -(-MAX_DEFAULT_TASKS * n_basis // n_tasks))
-        return distinct_elements(np.concatenate(
-            [build(task, n_basis) for task in range(n_tasks)]))
-
-
-_MULTITASK_PARAMETERS = _replace_parameter(_replace_parameter(_replace_parameter(
-    _COMMON_PARAMETERS, "beta", r"""    beta : float, default=1e-5
-        Strength of the group penalty
-        :math:`\beta \sum_k \|W_{:,k}\|_2` (>= 0). Larger values keep fewer
-        basis elements, and an element is dropped for all tasks at once.
-"""), "n_basis", """    n_basis : int, default=None
-        Number of basis elements to generate *per task* (ignored for an
-        array ``basis``); the basis is the union of the task bases, each
-        element kept once (see :class:`SCML_Supervised`). ``None`` uses
-        ``K = clip(20 * n_features, 400, 1000)`` per task for up to four
-        tasks (the paper: 400 for each of its four tasks, 1,600 in the
-        union), and beyond that splits the same union budget ``4 * K``
-        evenly, ``max(n_features, ceil(4 * K / n_tasks))`` per task, so
-        that the cost of a step grows linearly with the number of tasks,
-        not quadratically.
-"""), "batch_size", """    batch_size : int, default=32
-        Triplets drawn from every task at each iteration (at most the
-        number of triplets of the largest task).
-""")
-_MULTITASK_PARAMETERS = _replace_parameter(_MULTITASK_PARAMETERS, "tol", """\
-    tol : float, default=1e-3
-        Improvement of the best objective, per task, below which an
-        evaluation counts as no progress: the objective is a sum of one
-        mean hinge per task (``n_tasks`` at ``W = 0``), so the solver stops
-        on improvements below ``n_tasks * tol``, the rule a single-task
-        model applies to each task.
-""")
-
-_MULTITASK_ATTRIBUTES = """
-    tasks_ : ndarray of shape (n_tasks,)
-        The task ids, sorted as by :func:`numpy.unique`; row ``t`` of
-        ``weights_`` belongs to ``tasks_[t]``.
-    weights_ : ndarray of shape (n_tasks, n_basis)
-        Learned non-negative weights :math:`W`.
-    basis_ : ndarray of shape (n_basis, n_features)
-        The unit-norm basis rows :math:`b_k` (task bases stacked in the
-        order of ``tasks_``, an element repeated in a later task's basis
-        kept once).
-    active_basis_ : ndarray of int
-        Indices of the basis elements used by at least one task (the
-        shared active set).
-    n_active_basis_ : int
-        Size of the shared active set.
-    n_active_basis_per_task_ : ndarray of shape (n_tasks,)
-        Elements with non-zero weight in each task.
-    components_per_task_ : list of ndarray of shape (n_components_t, \
-n_features)
-        Linear map :math:`L_t` of each task (:math:`M_t = L_t^T L_t`). There
-        is no single ``components_``: use ``for_task(task)`` for a plain
-        estimator of one task's metric.
-    n_iter_ : int
-        Stochastic iterations run.
-    objective_ : float
-        Objective value of the returned weights (``n_tasks`` at ``W = 0``).
-    objective_history_ : ndarray of shape (n_evaluations, 3)
-        ``(iteration, objective, n_active)`` at every evaluation.
-    n_features_in_ : int
-        Number of features seen during fit."""
 
 _PER_TASK_INTERFACE = """
     Every metric method takes the task: ``get_mahalanobis_matrix(task)``,
@@ -375,10 +273,10 @@ default='lda'
         :class:`~metric_learn_scml.SCML_Supervised`) on each task's data
         and stacks them. An array is shared by all tasks as given, its rows
         scaled to unit norm.
-    """ + _MULTITASK_PARAMETERS + """
+    """ + parameters(*MULTITASK_PARAMETERS) + """
 
     Attributes
-    ----------""" + _MULTITASK_ATTRIBUTES + """
+    ----------""" + attributes(*MULTITASK_ATTRIBUTES) + """
 
     See Also
     --------
@@ -414,13 +312,7 @@ default='lda'
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, verbose=False,
                  preprocessor=None, random_state=None):
-        self.k_genuine = k_genuine
-        self.k_impostor = k_impostor
-        super().__init__(
-            beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
-            max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
-            tol=tol, n_iter_no_change=n_iter_no_change, verbose=verbose,
-            preprocessor=preprocessor, random_state=random_state)
+        store_parameters(self, locals())
 
     @single_threaded
     def fit(self, X, y, tasks):
@@ -441,31 +333,7 @@ default='lda'
         self : MultiTaskSCML_Supervised
         """
         self._start_fit()
-        X, y = validate_supervised(self, X, y)
-        codes = self._encode_tasks(tasks, X.shape[0], "sample")
-        members = [np.flatnonzero(codes == t)
-                   for t in range(self.tasks_.shape[0])]
-        triplets = []
-        for task, rows in zip(self.tasks_, members):
-            if np.unique(y[rows]).shape[0] < 2:
-                raise ValueError(
-                    "Task %r has a single class (%r): every task needs at "
-                    "least two classes to build triplet constraints." % (
-                        _plain(task), _plain(y[rows][0])))
-            try:
-                local = triplets_from_labels(X[rows], y[rows], self.k_genuine,
-                                             self.k_impostor)
-            except ValueError:
-                raise ValueError(
-                    "Task %r has too few samples (%d) to build triplets: it "
-                    "needs a class with at least two samples." % (
-                        _plain(task), rows.shape[0])) from None
-            triplets.append(rows[local])
-        basis = self._basis_per_task(X.shape[1], lambda t, n: lda_basis(
-            X[members[t]], y[members[t]], n, random_state=self._rng))
-        offsets = np.concatenate([[0], np.cumsum([t.shape[0]
-                                                  for t in triplets])])
-        return self._fit_tasks(X, np.concatenate(triplets), offsets, basis)
+        return self._fit_problem(*supervised_problem(self, X, y, tasks))
 
 
 class MultiTaskSCML(_BaseMultiTaskSCML, _TripletsClassifierMixin):
@@ -490,10 +358,10 @@ default='triplet_diffs'
         :class:`~metric_learn_scml.SCML` from each task's triplets and
         stacks them. An array is shared by all tasks as given, its rows
         scaled to unit norm.
-    """ + _MULTITASK_PARAMETERS + """
+    """ + parameters(*MULTITASK_PARAMETERS) + """
 
     Attributes
-    ----------""" + _MULTITASK_ATTRIBUTES + """
+    ----------""" + attributes(*MULTITASK_ATTRIBUTES) + """
 
     See Also
     --------
@@ -529,15 +397,7 @@ default='triplet_diffs'
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, verbose=False,
                  preprocessor=None, random_state=None):
-        super().__init__(
-            beta=beta, basis=basis, n_basis=n_basis, gamma=gamma,
-            max_iter=max_iter, output_iter=output_iter, batch_size=batch_size,
-            tol=tol, n_iter_no_change=n_iter_no_change, verbose=verbose,
-            preprocessor=preprocessor, random_state=random_state)
-
-    def _check_triplets(self, triplets):
-        return checked_input(self, triplets, type_of_inputs="tuples",
-                             tuple_size=3, dtype=np.float64)
+        store_parameters(self, locals())
 
     @single_threaded
     def fit(self, triplets, tasks):
@@ -558,14 +418,7 @@ default='triplet_diffs'
         self : MultiTaskSCML
         """
         self._start_fit()
-        indices, X = validate_triplets(self, triplets)
-        codes = self._encode_tasks(tasks, indices.shape[0], "triplet")
-        order = np.argsort(codes, kind="stable")
-        indices, codes = indices[order], codes[order]
-        offsets = np.searchsorted(codes, np.arange(self.tasks_.shape[0] + 1))
-        basis = self._basis_per_task(X.shape[1], lambda t, n: triplet_basis(
-            X, indices[offsets[t]:offsets[t + 1]], n, random_state=self._rng))
-        return self._fit_tasks(X, indices, offsets, basis)
+        return self._fit_problem(*triplet_problem(self, triplets, tasks))
 
     def decision_function(self, triplets, tasks):
         """``d_t(a, c) - d_t(a, b)`` for each triplet under its task's metric.
@@ -582,7 +435,8 @@ default='triplet_diffs'
             Positive when ``b`` is closer to ``a`` than ``c`` is.
         """
         check_is_fitted(self, "tasks_")
-        triplets = self._check_triplets(triplets)
+        triplets = checked_input(self, triplets, type_of_inputs="tuples",
+                                 tuple_size=3, dtype=np.float64)
         codes = self._task_codes(tasks, triplets.shape[0], "triplet")
         scores = np.empty(triplets.shape[0])
         for code in np.unique(codes):

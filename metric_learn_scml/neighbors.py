@@ -27,7 +27,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .scml import check_number
+from ._validation import Interval, validate_parameters, validate_value
 
 # Query rows handled at once by the local model (bounds the memory of the
 # distance block to this many rows times the training size).
@@ -116,6 +116,8 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
     True
     """
 
+    _parameter_constraints = {"n_neighbors": [Interval("int", low=1)]}
+
     def __init__(self, estimator, n_neighbors=3):
         self.estimator = estimator
         self.n_neighbors = n_neighbors
@@ -134,7 +136,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         -------
         self
         """
-        check_number(self.n_neighbors, "n_neighbors", "int", low=1)
+        validate_parameters(self)
         check_metric_learner(self.estimator)
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
@@ -229,7 +231,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         """
         check_is_fitted(self, "estimator_")
         n_neighbors = self.n_neighbors if n_neighbors is None else n_neighbors
-        check_number(n_neighbors, "n_neighbors", "int", low=1)
+        validate_value("n_neighbors", n_neighbors, [Interval("int", low=1)])
         if X is None:
             distances, indices = self._training_neighbours(n_neighbors)
         else:

@@ -13,10 +13,11 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.model_selection import StratifiedKFold
 
-from ._selection import BETA_RATIO_HIGH, LabelledPath, beta_grid
-from .scml import (SCML_Supervised, best_beta, check_number,
-                   held_out_path_scores, label_basis, single_threaded,
-                   validate_supervised)
+from ._base import single_threaded, store_parameters
+from ._selection import (BETA_RATIO_HIGH, LabelledPath, beta_grid, best_beta,
+                         held_out_path_scores, labelled_basis)
+from ._validation import Interval, validate_supervised
+from .scml import SCML_Supervised
 
 
 def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
@@ -76,7 +77,7 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
                             k_impostor=k_impostor, random_state=random_state)
     model._start_fit()
     X, y = validate_supervised(model, X, y)
-    basis = label_basis(model, X, y)
+    basis = labelled_basis(model, X, y, model._rng)
     path = LabelledPath(X, y, basis, k_genuine, k_impostor, model._rng)
     if betas is None:
         betas = beta_grid(path.beta_max(), n_betas, BETA_RATIO_HIGH, eps)
@@ -145,32 +146,17 @@ class SCML_SupervisedCV(SCML_Supervised):
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
                  random_state=None):
-        self.betas = betas
-        self.n_betas = n_betas
-        self.eps = eps
-        self.cv = cv
-        self.n_jobs = n_jobs
-        self.k_genuine = k_genuine
-        self.k_impostor = k_impostor
-        self.basis = basis
-        self.n_basis = n_basis
-        self.gamma = gamma
-        self.max_iter = max_iter
-        self.output_iter = output_iter
-        self.batch_size = batch_size
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.solver = solver
-        self.max_new_elements = max_new_elements
-        self.verbose = verbose
-        self.preprocessor = preprocessor
-        self.random_state = random_state
+        store_parameters(self, locals())
+
+    _parameter_constraints = {
+        "n_betas": [Interval("int", low=1)],
+        "eps": [Interval("float", low=0, low_inclusive=False)],
+        "cv": [Interval("int", low=2)],
+        "n_jobs": [Interval("int"), None],
+    }
 
     def _check_params(self):
         super()._check_params()
-        check_number(self.n_betas, "n_betas", "int", low=1)
-        check_number(self.eps, "eps", "float", low=0, low_inclusive=False)
-        check_number(self.cv, "cv", "int", low=2)
         if self.betas is not None:
             betas = np.asarray(self.betas, dtype=float)
             if betas.ndim != 1 or betas.size == 0 or not np.all(
@@ -185,7 +171,7 @@ class SCML_SupervisedCV(SCML_Supervised):
                                 random_state=self._rng.randint(2 ** 31))
         splits = list(folds.split(X, y))
         if self.betas is None:
-            path = LabelledPath(X, y, label_basis(self, X, y),
+            path = LabelledPath(X, y, labelled_basis(self, X, y, self._rng),
                                 self.k_genuine, self.k_impostor, self._rng)
             betas = beta_grid(path.beta_max(), self.n_betas,
                               BETA_RATIO_HIGH, self.eps)

@@ -3,7 +3,7 @@ import pytest
 from scipy.linalg import eigh
 from sklearn.covariance import ledoit_wolf_shrinkage
 
-import metric_learn_scml._solvers as solvers_module
+import metric_learn_scml._arrays as arrays_module
 from metric_learn_scml._basis import (RIDGE, default_n_basis,
                                       discriminant_directions,
                                       distinct_elements, lda_basis,
@@ -106,7 +106,7 @@ def test_lda_basis_with_duplicate_points_has_no_nan():
 
 @pytest.mark.parametrize("block_bytes", [2 ** 20, 64])  # one block, many
 def test_distinct_elements_drops_repeats_up_to_sign(monkeypatch, block_bytes):
-    monkeypatch.setattr(solvers_module, "_CHUNK_BYTES", block_bytes)
+    monkeypatch.setattr(arrays_module, "CHUNK_BYTES", block_bytes)
     rng = np.random.RandomState(0)
     # 20 elements, then their repeats past the first block of 16 rows
     rows = rng.randn(20, 4)

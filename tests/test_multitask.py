@@ -424,15 +424,15 @@ def test_union_basis_holds_an_element_of_several_tasks_once():
 def test_default_union_keeps_the_budget_of_four_task_bases(monkeypatch):
     # With n_basis=None, up to four tasks get a full basis each (K = 400
     # for 4 features); eight tasks share the budget of four: 200 each.
-    from metric_learn_scml import multitask
+    from metric_learn_scml import _base
     asked = []
-    real = multitask.lda_basis
+    real = _base.lda_basis
 
     def recording(X, y, n_basis, **kwargs):
         asked.append(n_basis)
         return real(X, y, n_basis, **kwargs)
 
-    monkeypatch.setattr(multitask, "lda_basis", recording)
+    monkeypatch.setattr(_base, "lda_basis", recording)
     rng = np.random.RandomState(0)
     # Every task holds both classes, twice each (points 4t .. 4t + 3).
     X, y = rng.randn(400, 4), np.tile([0, 0, 1, 1], 100)

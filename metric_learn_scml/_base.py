@@ -1,0 +1,415 @@
+r"""The estimator layer every SCML learner is built on.
+
+How data flows from ``fit`` to ``components_``:
+
+1. ``fit`` validates the hyper-parameters (one declarative table per class,
+   :mod:`._validation`) and the data (:func:`supervised_problem` for labels,
+   :func:`triplet_problem` for triplets; both take optional tasks).
+2. The problem is a set of points ``X``, index triplets into them grouped
+   by task (``task_offsets``) and a basis: the user's array, or the union
+   of one generated basis per task (:func:`._basis.union_basis`; a single
+   task for the global and local models).
+3. :meth:`_SCMLEstimator._solve` runs the solver on the data at unit scale
+   (:func:`._solvers.rda`, then the exact phase of :mod:`._exact` for one
+   task) and returns the weights :math:`W` (``T x K``) in the user's units.
+4. Each model turns :math:`W` into its metric: ``components_`` for the
+   global model (:class:`_LinearMetric`), one per task for mt-SCML, and a
+   local stage started from :math:`w` for SCML-Local.
+"""
+
+import functools
+import warnings
+
+import numpy as np
+from metric_learn.base_metric import BaseMetricLearner, MahalanobisMixin
+from metric_learn._util import ArrayIndexer
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
+
+from ._basis import default_n_basis, lda_basis, triplet_basis, union_basis
+from ._exact import exact_phase
+from ._selection import choose_beta
+from ._solvers import components_from_weights, rda, scaled_differences
+from ._triplets import pair_index, triplets_from_labels
+from ._validation import (ArrayLike, Interval, Options, PointIndexer,
+                          check_basis_array, check_points, no_basis_error,
+                          plain, task_labels, validate_parameters,
+                          validate_supervised, validate_triplets)
+
+
+def single_threaded(fit):
+    """Run ``fit`` with BLAS and OpenMP limited to one thread.
+
+    SCML's linear algebra is many small problems (a Fisher analysis per
+    region, a mini-batch per step), where extra threads cost more than they
+    give on a busy machine.
+    """
+    @functools.wraps(fit)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1):
+            return fit(*args, **kwargs)
+    return wrapper
+
+
+def store_parameters(estimator, values):
+    """``__init__``'s body: every argument becomes an attribute, unchanged."""
+    for name, value in values.items():
+        if name not in ("self", "__class__"):
+            setattr(estimator, name, value)
+
+
+def warn_not_converged(estimator, stage=""):
+    """The ``ConvergenceWarning`` of a solver stopped by ``max_iter``."""
+    warnings.warn(
+        "%s%s did not converge in max_iter=%d iterations (objective still "
+        "improving by more than tol=%g): increase max_iter or tol." % (
+            type(estimator).__name__, stage, estimator.max_iter,
+            estimator.tol),
+        ConvergenceWarning)
+
+
+# solver='auto' runs the exact phase up to this many triplets (about 1,650
+# points at 3 x 10 per point): its LPs grow with the triplets near the
+# margin, and nothing bounds their cost beyond.
+EXACT_MAX_TRIPLETS = 50000
+
+class _MetricLearner(BaseMetricLearner):
+    """metric-learn's base with this package's input checks.
+
+    An array ``preprocessor`` refuses negative indices
+    (:class:`._validation.PointIndexer`), and points given after ``fit``
+    are checked against it (:func:`._validation.check_points`).
+    """
+
+    def _check_preprocessor(self):
+        super()._check_preprocessor()
+        if isinstance(self.preprocessor_, ArrayIndexer):
+            self.preprocessor_ = PointIndexer(self.preprocessor_.X)
+
+    def _check_points(self, X):
+        return check_points(self, X)
+
+
+class _SCMLEstimator(_MetricLearner):
+    """Parameters, validation and solving shared by every SCML learner.
+
+    A subclass declares its extra parameters in ``_parameter_constraints``,
+    the basis it generates in ``_basis_options`` and whether it takes
+    ``beta='auto'`` (``_auto_beta``), and turns the solved weights into its
+    metric in ``_fit_problem``.
+    """
+
+    _tuple_size = 3
+    _basis_options = ()
+    _auto_beta = False
+    # The exact phase and column generation serve one task (an LP); the
+    # learners without those parameters keep RDA.
+    solver = "rda"
+    max_new_elements = 0
+
+    _parameter_constraints = {
+        "beta": [Interval("float", low=0)],
+        "n_basis": [Interval("int", low=1), None],
+        "gamma": [Interval("float", low=0, low_inclusive=False)],
+        "max_iter": [Interval("int", low=1)],
+        "output_iter": [Interval("int", low=1)],
+        "batch_size": [Interval("int", low=1)],
+        "tol": [Interval("float", low=0)],
+        "n_iter_no_change": [Interval("int", low=1)],
+        "solver": [Options("auto", "exact", "rda")],
+        "max_new_elements": [Interval("int", low=0)],
+    }
+
+    def _check_params(self):
+        constraints = {"basis": [Options(*self._basis_options),
+                                 ArrayLike("(n_basis, n_features)")]}
+        if self._auto_beta:
+            constraints["beta"] = [Options("auto"), Interval("float", low=0)]
+        validate_parameters(self, constraints)
+        if self.max_new_elements and self.solver == "rda":
+            raise ValueError("max_new_elements=%d needs solver='exact' or "
+                             "'auto': the elements are added by the exact "
+                             "phase." % self.max_new_elements)
+
+    def _start_fit(self):
+        self._check_params()
+        self._check_preprocessor()
+        self._rng = check_random_state(self.random_state)
+        # 'auto' is resolved by the fit (see supervised_problem).
+        self.beta_ = None if isinstance(self.beta, str) else float(self.beta)
+
+    def _n_basis(self, n_features):
+        return (default_n_basis(n_features) if self.n_basis is None
+                else int(self.n_basis))
+
+    def _make_basis(self, n_features, build, n_tasks=1):
+        """The ``basis`` array, or the union of ``build(task, n_basis)``."""
+        if not isinstance(self.basis, str):
+            return check_basis_array(self.basis, n_features, self.n_basis)
+        return union_basis(build, n_tasks, self._n_basis(n_features),
+                           n_features, shared_budget=self.n_basis is None)
+
+    def _batch_size(self, task_offsets):
+        """``batch_size``, at most the triplets of the largest task.
+
+        The solvers draw each batch with replacement, so a larger batch
+        only repeats triplets.
+        """
+        return int(min(self.batch_size, np.diff(task_offsets).max()))
+
+    def _exact(self, n_triplets):
+        """Whether the fit takes RDA's result to the exact optimum.
+
+        Under ``'auto'``: for a given beta up to ``EXACT_MAX_TRIPLETS``;
+        with ``beta='auto'`` never, since beta was chosen among RDA's
+        models (on the breadth datasets the RDA refit also erred less).
+        """
+        if self.solver == "auto":
+            return (n_triplets <= EXACT_MAX_TRIPLETS
+                    and not (isinstance(self.beta, str) and self.beta == "auto"))
+        return self.solver == "exact"
+
+    def _solve(self, X, triplets, task_offsets, basis):
+        """Run the solvers on index triplets grouped by task; return W (T, K).
+
+        Task ``t`` owns ``triplets[task_offsets[t]:task_offsets[t + 1]]``.
+        Sets ``basis_``, ``n_iter_``, ``objective_``,
+        ``objective_history_`` and ``dual_gap_``, and warns when the solver
+        did not converge or kept no element. ``tol`` is per task: the
+        objective is a sum of one mean hinge per task (``T`` at ``W = 0``),
+        so the solver stops on improvements below ``T * tol``. It runs on
+        the data at unit scale (:func:`scaled_differences`, with ``beta``
+        rescaled to match); ``W`` is in the user's units.
+
+        Raises a ``ValueError`` when the basis is empty: then no direction
+        separates any two training points and every learnable distance is 0
+        (like scikit-learn's ``VarianceThreshold`` when no feature is left).
+        """
+        if basis.shape[0] == 0:
+            raise no_basis_error(self)
+        n_tasks = len(task_offsets) - 1
+        # Pairs grouped by task: the objective then computes each task's
+        # distances under its own weights only (T times fewer products).
+        pairs, triplet_pairs, pair_offsets = pair_index(triplets, task_offsets)
+        differences, unit = scaled_differences(X, basis, pairs,
+                                               pair_offsets=pair_offsets)
+        result = rda(differences, triplet_pairs, task_offsets,
+                     beta=self.beta_ * unit ** 2, gamma=self.gamma,
+                     batch_size=self._batch_size(task_offsets),
+                     max_iter=self.max_iter,
+                     eval_every=self.output_iter, tol=n_tasks * self.tol,
+                     n_iter_no_change=self.n_iter_no_change,
+                     random_state=self._rng, verbose=self.verbose,
+                     name=type(self).__name__)
+        if self._exact(triplets.shape[0]):
+            result, basis = exact_phase(
+                X * unit, basis, differences, triplet_pairs, result,
+                self.beta_ * unit ** 2, self.max_new_elements, self._rng,
+                self.verbose, type(self).__name__)
+        self.basis_ = basis
+        self.n_iter_ = result.n_iter
+        self.objective_ = result.objective
+        self.objective_history_ = np.array(result.history)
+        self.dual_gap_ = result.dual_gap
+        if not result.converged:
+            warn_not_converged(self)
+        if not result.weights.any():
+            warnings.warn(
+                "All basis weights are zero, so every distance is 0: beta=%g "
+                "is too large for this data; decrease it, or standardise the "
+                "features (the hinge loss has a unit margin, so the useful "
+                "beta shrinks with the square of the data's scale)."
+                % self.beta_,
+                UserWarning)
+        return result.weights * unit ** 2
+
+    # Tasks (the multi-task learners); a single task elsewhere.
+
+    def _encode_tasks(self, tasks, n_expected, what):
+        """Set ``tasks_`` and return each sample's (or triplet's) task index."""
+        tasks = task_labels(tasks, n_expected, what)
+        try:
+            self.tasks_, codes = np.unique(tasks, return_inverse=True)
+        except TypeError as error:
+            raise TypeError("tasks must be sortable labels of one type (like "
+                            "class labels): %s" % error) from None
+        return codes.reshape(-1)
+
+
+class _LinearMetric(MahalanobisMixin):
+    """A learner of one Mahalanobis metric :math:`M = L^T L`.
+
+    ``components_`` is :math:`L`; ``transform``, ``pair_distance``,
+    ``get_metric`` and ``get_mahalanobis_matrix`` are metric-learn's.
+    """
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def transform(self, X):
+        """Embed points linearly: ``X @ components_.T``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points, or 1-D indices when a ``preprocessor`` was given.
+
+        Returns
+        -------
+        X_embedded : ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self, ["preprocessor_", "components_"])
+        return check_points(self, X) @ self.components_.T
+
+    def _fit_problem(self, X, triplets, task_offsets, basis):
+        """Learn the weights of ``basis``; set ``components_``."""
+        self.weights_ = self._solve(X, triplets, task_offsets, basis)[0]
+        self.n_active_basis_ = int(np.count_nonzero(self.weights_))
+        self.components_ = components_from_weights(self.weights_, self.basis_)
+        return self
+
+
+# ---------------------------------------------------------------- problems
+
+
+def triplet_problem(estimator, triplets, tasks=None):
+    """Points, index triplets grouped by task, and the basis, from triplets.
+
+    Returns ``(X, triplets, task_offsets, basis)``: ``triplets`` index the
+    distinct points ``X`` of the input; with ``tasks`` (one label per
+    triplet) they are sorted by task, stably.
+    """
+    indices, X = validate_triplets(estimator, triplets)
+    if tasks is None:
+        offsets = np.array([0, indices.shape[0]])
+    else:
+        codes = estimator._encode_tasks(tasks, indices.shape[0], "triplet")
+        order = np.argsort(codes, kind="stable")
+        indices, codes = indices[order], codes[order]
+        offsets = np.searchsorted(codes, np.arange(estimator.tasks_.shape[0]
+                                                   + 1))
+    basis = estimator._make_basis(X.shape[1], lambda t, n: triplet_basis(
+        X, indices[offsets[t]:offsets[t + 1]], n,
+        random_state=estimator._rng), offsets.shape[0] - 1)
+    return X, indices, offsets, basis
+
+
+def supervised_problem(estimator, X, y, tasks=None):
+    """Points, index triplets grouped by task, and the basis, from labels.
+
+    Each task (one, without ``tasks``) gets its ``k_genuine x k_impostor``
+    triplets among its own points and its own local discriminative basis;
+    the basis is their union. ``beta='auto'`` is resolved here, before the
+    basis is drawn (:meth:`_FromLabels._choose_beta`).
+
+    Returns ``(X, triplets, task_offsets, basis)``.
+    """
+    X, y = validate_supervised(estimator, X, y)
+    if tasks is None:
+        members = [np.arange(X.shape[0])]
+    else:
+        codes = estimator._encode_tasks(tasks, X.shape[0], "sample")
+        members = [np.flatnonzero(codes == t)
+                   for t in range(estimator.tasks_.shape[0])]
+    if estimator.beta_ is None:
+        (estimator.beta_, estimator.beta_path_,
+         estimator.validation_error_path_) = estimator._choose_beta(X, y)
+    triplets = [rows[_task_triplets(estimator, X[rows], y[rows], task)]
+                for task, rows in zip(
+                    [None] if tasks is None else estimator.tasks_, members)]
+    basis = estimator._make_basis(X.shape[1], lambda t, n: lda_basis(
+        X[members[t]], y[members[t]], n, random_state=estimator._rng),
+        len(members))
+    offsets = np.concatenate([[0], np.cumsum([t.shape[0] for t in triplets])])
+    return X, np.concatenate(triplets), offsets, basis
+
+
+def _task_triplets(estimator, X, y, task):
+    """The triplets of one task's points; errors name the task."""
+    if task is None:
+        return triplets_from_labels(X, y, estimator.k_genuine,
+                                    estimator.k_impostor)
+    if np.unique(y).shape[0] < 2:
+        raise ValueError(
+            "Task %r has a single class (%r): every task needs at least two "
+            "classes to build triplet constraints." % (plain(task), plain(y[0])))
+    try:
+        return triplets_from_labels(X, y, estimator.k_genuine,
+                                    estimator.k_impostor)
+    except ValueError:
+        raise ValueError(
+            "Task %r has too few samples (%d) to build triplets: it needs a "
+            "class with at least two samples." % (plain(task), X.shape[0])
+        ) from None
+
+
+class _FromTriplets:
+    """``fit(triplets)``: the weakly supervised learners."""
+
+    @single_threaded
+    def fit(self, triplets):
+        """Learn the metric from triplets.
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+            Triplets of points, or of indices when a ``preprocessor`` is
+            given, ordered so that ``d(t[0], t[1]) < d(t[0], t[2])`` is
+            wanted.
+
+        Returns
+        -------
+        self
+        """
+        self._start_fit()
+        return self._fit_problem(*triplet_problem(self, triplets))
+
+    def __sklearn_tags__(self):
+        # metric-learn's mixin order hides ClassifierMixin's tags, so
+        # is_classifier() and classification scorers would not see a
+        # classifier of triplets.
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "classifier"
+        tags.target_tags.required = False
+        return tags
+
+
+class _FromLabels:
+    """``fit(X, y)``: the learners that build triplets and basis from labels."""
+
+    _basis_options = ("lda",)
+    _parameter_constraints = {
+        "k_genuine": [Interval("int", low=1)],
+        "k_impostor": [Interval("int", low=1)],
+    }
+
+    def _choose_beta(self, X, y):
+        return choose_beta(self, X, y)
+
+    def __sklearn_tags__(self):
+        # y is required: scikit-learn then checks fit(X, None) fails clearly.
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+    @single_threaded
+    def fit(self, X, y):
+        """Build triplets and a basis from the labels, then learn the metric.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points (or 1-D indices with a ``preprocessor``).
+        y : array-like of shape (n_samples,)
+            Class labels, at least two classes.
+
+        Returns
+        -------
+        self
+        """
+        self._start_fit()
+        return self._fit_problem(*supervised_problem(self, X, y))

@@ -1,0 +1,212 @@
+r"""Numpydoc fragments of the estimators' parameters and attributes.
+
+One entry per parameter (and per variant, as ``"beta:auto"``), so a class
+docstring lists the names it takes (:func:`parameters`) and each text is
+written once.
+"""
+
+
+PARAMETERS = {
+    'beta': r"""    beta : float, default=1e-5
+        Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
+        Larger values keep fewer basis elements. The hinge loss has a unit
+        margin, so the useful range depends on the scale of the data: the
+        default suits standardised features, and data scaled by ``s`` give
+        the same metric with ``beta * s**2``.""",
+    'n_basis': r"""    n_basis : int, default=None
+        Number of basis elements to generate (ignored for an array
+        ``basis``). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
+        paper's sizes. Fewer are produced when the data cannot give that
+        many distinct regions or regions repeat an element (each element
+        is kept once).""",
+    'gamma': r"""    gamma : float, default=1.0
+        RDA step parameter :math:`\gamma` (> 0): the iterate is
+        :math:`w_{t+1} = \max(0, -(\sqrt{t}/\gamma)(\bar g_t + \beta))`,
+        taken in units where the triplet vectors :math:`g` have mean
+        absolute entry one, so the default suits data of any scale. Larger
+        is slower and steadier; much smaller overshoots and gives noisy,
+        less sparse iterates. (The paper's 5e-3 was in the units of its
+        unit-norm data, about 1 to 10 in these.)""",
+    'max_iter': r"""    max_iter : int, default=20000
+        Maximum number of stochastic iterations.""",
+    'output_iter': r"""    output_iter : int, default=250
+        Iterations between two evaluations of the full objective (for the
+        stopping rule, the best iterate and the ``verbose`` table).""",
+    'batch_size': r"""    batch_size : int, default=32
+        Triplets per iteration (at most the number of triplets).""",
+    'tol': r"""    tol : float, default=1e-3
+        Improvement of the best objective below which an evaluation counts
+        as no progress (absolute: the objective is 1 at ``w = 0``).""",
+    'n_iter_no_change': r"""    n_iter_no_change : int, default=4
+        Evaluations in a row without progress that stop the solver.""",
+    'verbose': r"""    verbose : bool, default=False
+        Print a progress table (iteration, objective, active elements, time).""",
+    'preprocessor': r"""    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
+        Turns indices into points, as in metric-learn.""",
+    'random_state': r"""    random_state : int, RandomState instance or None, default=None
+        Seeds the regions of the basis and the sampling of triplets.""",
+    'solver': r"""    solver : {'auto', 'exact', 'rda'}, default='auto'
+        ``'rda'`` is the paper's regularized dual averaging. ``'exact'``
+        then takes its result to the exact optimum of the same problem (a
+        linear program, solved on a working set of triplets and elements
+        and certified by the duality gap ``dual_gap_``; beyond the paper).
+        ``'auto'`` is ``'exact'`` up to 50,000 triplets (about 1,650
+        points at 3 x 10 triplets per point) and ``'rda'`` beyond, where
+        the exact phase may take minutes; with ``beta='auto'`` it is
+        ``'rda'``, the solver of the models beta was chosen among.""",
+    'max_new_elements': r"""    max_new_elements : int, default=0
+        Column generation in the exact phase: up to this many elements are
+        added to the basis, the steepest first (top eigenvectors of the
+        negative gradient of the loss in :math:`M`), until none would lower
+        the objective. 0 keeps the paper's fixed basis.""",
+    'beta:auto': r"""    beta : 'auto' or float, default='auto'
+        Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
+        Larger values keep fewer basis elements. ``'auto'`` chooses it on a
+        stratified fifth of the training points held out: the rest (1,000
+        points at most) is fitted for seven values from :math:`10^{-0.5}`
+        to :math:`10^{-5}` times the smallest beta that keeps no element,
+        and the least held-out 3-NN error wins (ties: the least held-out
+        triplet error, then the larger beta); the model is then fitted on
+        every point at that value (see :class:`SCML_SupervisedCV` for
+        k-fold cross-validation). The useful value moves by orders of
+        magnitude between datasets, and the rule is scale-free. A float is
+        used as given (the paper's value is ``1e-5``, for standardised
+        features; data scaled by ``s`` give the same metric with
+        ``beta * s**2``).""",
+    'beta:group': r"""    beta : float, default=1e-5
+        Strength of the group penalty
+        :math:`\beta \sum_k \|W_{:,k}\|_2` (>= 0). Larger values keep fewer
+        basis elements, and an element is dropped for all tasks at once.""",
+    'n_basis:per_task': r"""    n_basis : int, default=None
+        Number of basis elements to generate *per task* (ignored for an
+        array ``basis``); the basis is the union of the task bases, each
+        element kept once (see :class:`SCML_Supervised`). ``None`` uses
+        ``K = clip(20 * n_features, 400, 1000)`` per task for up to four
+        tasks (the paper: 400 for each of its four tasks, 1,600 in the
+        union), and beyond that splits the same union budget ``4 * K``
+        evenly, ``max(n_features, ceil(4 * K / n_tasks))`` per task, so
+        that the cost of a step grows linearly with the number of tasks,
+        not quadratically.""",
+    'batch_size:per_task': r"""    batch_size : int, default=32
+        Triplets drawn from every task at each iteration (at most the
+        number of triplets of the largest task).""",
+    'tol:per_task': r"""    tol : float, default=1e-3
+        Improvement of the best objective, per task, below which an
+        evaluation counts as no progress: the objective is a sum of one
+        mean hinge per task (``n_tasks`` at ``W = 0``), so the solver stops
+        on improvements below ``n_tasks * tol``, the rule a single-task
+        model applies to each task.""",
+    'embedding_dim': r"""    embedding_dim : int, default=40
+        Dimension :math:`D'` of the kernel PCA embedding :math:`z_x` (the
+        paper uses 40, and 100 for its larger datasets). At most
+        ``n_samples - 1`` components exist, so fewer are used on small data
+        (``embedding_dim_``).""",
+    'learning_rate': r"""    learning_rate : float, default=0.3
+        Step of forward-backward splitting, in units where the triplet
+        vectors :math:`g` are of order one (the step on :math:`[A; c]` is
+        ``learning_rate`` divided by their mean absolute entry).""",
+}
+
+ATTRIBUTES = {
+    'components_': r"""    components_ : ndarray of shape (n_components, n_features)
+        Linear map :math:`L` with :math:`M = L^T L`: the rows
+        :math:`\sqrt{w_k} b_k` of the active elements when there are fewer
+        than ``n_features`` of them, otherwise the symmetric square root of
+        :math:`M`.""",
+    'weights_': r"""    weights_ : ndarray of shape (n_basis,)
+        Learned non-negative weights :math:`w`.""",
+    'basis_': r"""    basis_ : ndarray of shape (n_basis, n_features)
+        The unit-norm basis rows :math:`b_k`.""",
+    'n_active_basis_': r"""    n_active_basis_ : int
+        Number of elements with non-zero weight.""",
+    'beta_': r"""    beta_ : float
+        The beta used (``beta``, or the one ``beta='auto'`` chose).""",
+    'dual_gap_': r"""    dual_gap_ : float
+        Duality gap of the weights, an upper bound on their distance to the
+        optimal objective, where the exact phase ran; else NaN.""",
+    'n_iter_': r"""    n_iter_ : int
+        Stochastic iterations run.""",
+    'objective_': r"""    objective_ : float
+        Objective value of the returned weights.""",
+    'objective_history_': r"""    objective_history_ : ndarray of shape (n_evaluations, 3)
+        ``(iteration, objective, n_active)`` at every evaluation.""",
+    'n_features_in_': r"""    n_features_in_ : int
+        Number of features seen during fit.""",
+    'beta_path_, validation_error_path_': r"""    beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
+        With ``beta='auto'``: the values tried and their held-out 3-NN
+        error (empty where too few points per class could be held out;
+        ``beta_`` is then 1e-5).""",
+    'tasks_': r"""    tasks_ : ndarray of shape (n_tasks,)
+        The task ids, sorted as by :func:`numpy.unique`; row ``t`` of
+        ``weights_`` belongs to ``tasks_[t]``.""",
+    'mt:weights_': r"""    weights_ : ndarray of shape (n_tasks, n_basis)
+        Learned non-negative weights :math:`W`.""",
+    'mt:basis_': r"""    basis_ : ndarray of shape (n_basis, n_features)
+        The unit-norm basis rows :math:`b_k` (task bases stacked in the
+        order of ``tasks_``, an element repeated in a later task's basis
+        kept once).""",
+    'active_basis_': r"""    active_basis_ : ndarray of int
+        Indices of the basis elements used by at least one task (the
+        shared active set).""",
+    'mt:n_active_basis_': r"""    n_active_basis_ : int
+        Size of the shared active set.""",
+    'n_active_basis_per_task_': r"""    n_active_basis_per_task_ : ndarray of shape (n_tasks,)
+        Elements with non-zero weight in each task.""",
+    'components_per_task_': r"""    components_per_task_ : list of ndarray of shape (n_components_t, n_features)
+        Linear map :math:`L_t` of each task (:math:`M_t = L_t^T L_t`). There
+        is no single ``components_``: use ``for_task(task)`` for a plain
+        estimator of one task's metric.""",
+    'mt:objective_': r"""    objective_ : float
+        Objective value of the returned weights (``n_tasks`` at ``W = 0``).""",
+    'coef_': r"""    coef_ : ndarray of shape (embedding_dim\_, n_basis)
+        :math:`A`.""",
+    'intercept_': r"""    intercept_ : ndarray of shape (n_basis,)
+        :math:`c`; with ``coef_ = 0`` the model is SCML-Global.""",
+    'global_weights_': r"""    global_weights_ : ndarray of shape (n_basis,)
+        The SCML-Global solution :math:`w^*` the local stage starts from.""",
+    'local:basis_': r"""    basis_ : ndarray of shape (n_basis, n_features)
+        Unit-norm basis rows :math:`b_k`.""",
+    'embedding_': r"""    embedding_ : KernelPCAEmbedding
+        The fitted kernel PCA.""",
+    'embedding_dim_': r"""    embedding_dim_ : int
+        Components actually used.""",
+    'local:n_active_basis_': r"""    n_active_basis_ : int
+        Elements whose column :math:`(a_k, c_k)` is non-zero.""",
+    'local:objective_': r"""    objective_ : float
+        Local objective of the returned parameters.""",
+    'start_objective_': r"""    start_objective_ : float
+        Local objective at the start :math:`A = 0, c = \sqrt{w^*}`
+        (never below ``objective_``).""",
+    'global_objective_': r"""    global_objective_ : float
+        SCML-Global objective of :math:`w^*`.""",
+    'local:objective_history_': r"""    objective_history_ : ndarray of shape (n_evaluations, 3)
+        ``(iteration, objective, n_active)`` of the local stage.""",
+    'n_iter_, global_n_iter_': r"""    n_iter_, global_n_iter_ : int
+        Iterations of the local and global stages.""",
+    'local:n_features_in_': r"""    n_features_in_ : int""",
+}
+
+
+def _section(table, names):
+    return "".join("\n" + table[name] for name in names)
+
+
+def parameters(*names):
+    """The numpydoc entries of ``names`` (keys of :data:`PARAMETERS`)."""
+    return _section(PARAMETERS, names)
+
+
+def attributes(*names):
+    """The numpydoc entries of ``names`` (keys of :data:`ATTRIBUTES`)."""
+    return _section(ATTRIBUTES, names)
+
+
+# The parameters every learner takes after beta (and basis), in order; the
+# single-task solver's; the attributes of a learner of one linear metric.
+COMMON = ("n_basis", "gamma", "max_iter", "output_iter", "batch_size", "tol",
+          "n_iter_no_change", "verbose", "preprocessor", "random_state")
+SOLVER = ("solver", "max_new_elements")
+LINEAR_ATTRIBUTES = ("components_", "weights_", "basis_", "n_active_basis_",
+                     "beta_", "dual_gap_", "n_iter_", "objective_",
+                     "objective_history_", "n_features_in_")
+AUTO_BETA_ATTRIBUTES = "beta_path_, validation_error_path_"

@@ -1,0 +1,401 @@
+"""Validation of hyper-parameters and inputs, shared by every estimator.
+
+Hyper-parameters are declared, not checked by hand: each estimator class
+holds a ``_parameter_constraints`` table (as scikit-learn's estimators do),
+``{name: [constraint, ...]}``, and :func:`validate_parameters` checks every
+entry of the tables along the class hierarchy in one place. A value passes
+when one of its constraints accepts it. The constraint classes here are the
+package's own (scikit-learn's live in a private module that changes between
+releases).
+
+Inputs (points, labels, triplets, tasks) go through scikit-learn's
+``validate_data`` and metric-learn's ``check_input``, plus the checks of
+what SCML in particular cannot learn from; every error names the argument
+and the fix.
+"""
+
+import numbers
+
+import numpy as np
+from metric_learn._util import ArrayIndexer, check_input
+from metric_learn.exceptions import PreprocessorError
+from scipy.sparse import issparse
+from sklearn.utils import check_array
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import validate_data
+
+from ._arrays import largest_magnitude
+from ._triplets import triplets_to_indices
+
+
+class Interval:
+    """A real number (or an integer) in a range: ``low <= value <= high``.
+
+    ``low_inclusive=False`` makes the lower bound strict. ``bool`` is never
+    a number here, and NaN or infinity never passes.
+    """
+
+    def __init__(self, kind, low=None, high=None, low_inclusive=True):
+        self.kind = kind
+        self.low = low
+        self.high = high
+        self.low_inclusive = low_inclusive
+
+    def describe(self):
+        return "an integer" if self.kind == "int" else "a real number"
+
+    def accepts_type(self, value):
+        numeric = numbers.Integral if self.kind == "int" else numbers.Real
+        return isinstance(value, numeric) and not isinstance(value, bool)
+
+    def range_error(self, name, value):
+        """The message for a value of the right type out of range, or None."""
+        if not np.isfinite(value):
+            return "%s must be finite, got %r." % (name, value)
+        low = self.low
+        if low is not None and (value < low
+                                or (value == low and not self.low_inclusive)):
+            return "%s must be %s %s, got %r." % (
+                name, ">=" if self.low_inclusive else ">", low, value)
+        if self.high is not None and value > self.high:
+            return "%s must be <= %s, got %r." % (name, self.high, value)
+        return None
+
+
+class Options:
+    """One of a fixed set of strings."""
+
+    def __init__(self, *options):
+        self.options = options
+
+    def describe(self):
+        return " or ".join(repr(option) for option in self.options)
+
+    def accepts_type(self, value):
+        return isinstance(value, str)
+
+    def range_error(self, name, value):
+        return None if value in self.options else "not one of the options"
+
+
+class ArrayLike:
+    """Anything but a string or None (checked where it is used)."""
+
+    def __init__(self, shape=""):
+        self.shape = shape
+
+    def describe(self):
+        return "an array" + (" of shape %s" % self.shape if self.shape else "")
+
+    def accepts_type(self, value):
+        return not isinstance(value, str) and value is not None
+
+    def range_error(self, name, value):
+        return None
+
+
+class Callable:
+    """Any callable."""
+
+    def describe(self):
+        return "a callable"
+
+    def accepts_type(self, value):
+        return callable(value)
+
+    def range_error(self, name, value):
+        return None
+
+
+def parameter_constraints(cls):
+    """The merged ``_parameter_constraints`` of ``cls`` and its bases."""
+    merged = {}
+    for klass in reversed(cls.__mro__):
+        merged.update(vars(klass).get("_parameter_constraints", {}))
+    return merged
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A hyper-parameter of the wrong type or out of range.
+
+    Both a ``ValueError`` and a ``TypeError``, as scikit-learn's own.
+    """
+
+
+def validate_parameters(estimator, extra=None):
+    """Check every declared hyper-parameter of ``estimator``.
+
+    ``extra`` adds or replaces entries of the class tables (constraints
+    that depend on class attributes).
+
+    A value is accepted when one of its constraints takes its type and
+    range; ``None`` in a list means None is allowed.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a value no constraint takes the type of ("n_basis must be an
+        integer or None, got 10.5 of type float."), or of an accepted type
+        out of every range, naming the parameter and the allowed values.
+    """
+    table = parameter_constraints(type(estimator))
+    table.update(extra or {})
+    for name, constraints in table.items():
+        validate_value(name, getattr(estimator, name), constraints)
+
+
+def validate_value(name, value, constraints):
+    """Check one value against its constraints (see :func:`validate_parameters`)."""
+    if value is None and None in constraints:
+        return
+    kinds = [c for c in constraints if c is not None]
+    typed = [c for c in kinds if c.accepts_type(value)]
+    if not typed:
+        allowed = [c.describe() for c in kinds]
+        if None in constraints:
+            allowed.append("None")
+        raise InvalidParameterError("%s must be %s, got %r of type %s." % (
+            name, " or ".join(allowed), value, type(value).__name__))
+    errors = [c.range_error(name, value) for c in typed]
+    if all(errors):
+        if isinstance(typed[0], Options):
+            raise InvalidParameterError("%s=%r is not supported: use %s." % (
+                name, value, " or ".join(c.describe() for c in kinds)))
+        raise InvalidParameterError(errors[0])
+
+
+def check_basis_array(basis, n_features, n_basis):
+    """An array ``basis`` checked, with its rows scaled to unit norm."""
+    basis = check_array(basis, dtype=np.float64, copy=True,
+                        input_name="basis")
+    if basis.shape[1] != n_features:
+        raise ValueError(
+            "basis has %d columns but the data has %d features: give an "
+            "array of shape (n_basis, %d)." % (basis.shape[1], n_features,
+                                               n_features))
+    norms = np.linalg.norm(basis, axis=1)
+    if np.any(norms == 0):
+        raise ValueError("basis has all-zero rows (%s): every basis row "
+                         "must be non-zero." % np.flatnonzero(norms == 0)[:5])
+    if n_basis is not None and n_basis != basis.shape[0]:
+        raise ValueError(
+            "n_basis=%d does not match the %d rows of the basis array: "
+            "leave n_basis=None when passing an array." % (
+                n_basis, basis.shape[0]))
+    return basis / norms[:, None]
+
+
+# ---------------------------------------------------------------- inputs
+
+
+class NegativeIndexError(ValueError):
+    """A negative index into an array ``preprocessor``."""
+
+
+class PointIndexer(ArrayIndexer):
+    """metric-learn's array ``preprocessor``, refusing negative indices.
+
+    numpy would take ``-1`` as the last point, silently: an index triplet
+    or point with a negative entry is a user error.
+    """
+
+    def __call__(self, indices):
+        indices = np.asarray(indices)
+        if indices.dtype.kind in "iuf" and (indices < 0).any():
+            raise NegativeIndexError(
+                "Index %r in the input: with an array preprocessor, indices "
+                "select its rows and must lie in 0..%d. Negative indices are "
+                "not accepted (numpy would take -1 as the last row)." % (
+                    indices[indices < 0].ravel()[0].item(),
+                    self.X.shape[0] - 1))
+        return super().__call__(indices)
+
+
+def checked_input(estimator, data, **kwargs):
+    """metric-learn's ``check_input`` with ``estimator``'s preprocessor.
+
+    A negative index raises its :class:`NegativeIndexError` (a
+    ``ValueError``), not the ``PreprocessorError`` that metric-learn wraps
+    every failure of a preprocessor in.
+    """
+    try:
+        return check_input(data, preprocessor=estimator.preprocessor_,
+                           estimator=estimator, **kwargs)
+    except PreprocessorError as error:
+        if isinstance(error.__context__, NegativeIndexError):
+            raise error.__context__ from None
+        raise
+
+
+def check_tuples(estimator, tuples, tuple_size):
+    """Pairs or triplets of points (or indices) with the fitted features."""
+    tuples = checked_input(estimator, tuples, type_of_inputs="tuples",
+                           tuple_size=tuple_size, dtype=np.float64)
+    if tuples.shape[-1] != estimator.n_features_in_:
+        raise ValueError(
+            "%s have %d features, but %s is expecting %d features as "
+            "input." % ("pairs" if tuple_size == 2 else "triplets",
+                        tuples.shape[-1], type(estimator).__name__,
+                        estimator.n_features_in_))
+    return tuples
+
+
+# The range of feature magnitudes accepted. The solvers run on the data
+# brought to unit scale (see unit_scale), so their float32 tables neither
+# overflow nor underflow. The basis is built from squares at the user's
+# scale, which overflow beyond 1e154 and underflow below 1e-154, and the
+# learned metric scales as 1 / scale**2: within 1e-100 to 1e100 its
+# entries stay within 1e200 of those learned on standardised data.
+MAX_ABS_VALUE = 1e100
+MIN_ABS_VALUE = 1e-100
+
+
+def no_basis_error(estimator):
+    """The ``ValueError`` of a fit whose data no direction separates."""
+    return ValueError(
+        "%s found no basis element: no direction separates any two "
+        "training points, because every feature is constant on the "
+        "training data (or every triplet's points coincide), so every "
+        "learnable distance is 0. fit needs training points that "
+        "differ in at least one feature." % type(estimator).__name__)
+
+
+def check_scale(estimator, X):
+    """Raise a ``ValueError`` naming the fix when ``X`` cannot be learned on.
+
+    Identical points (every feature constant) leave no direction to learn:
+    the error of an empty basis, raised before the basis is built from
+    their rounding noise. Features beyond ``MAX_ABS_VALUE`` or all below
+    ``MIN_ABS_VALUE`` in absolute value are out of range.
+    SCML is equivariant to the scale of the data (``X * s`` with ``beta *
+    s**2`` is the same model), so rescaling loses nothing.
+    """
+    if (X == X[:1]).all():
+        raise no_basis_error(estimator)
+    largest = largest_magnitude(X)
+    if largest > MAX_ABS_VALUE or largest < MIN_ABS_VALUE:
+        large = largest > MAX_ABS_VALUE
+        raise ValueError(
+            "%s got features %s %.3g in absolute value: at that scale the "
+            "squared distances it computes %s. Standardise the features "
+            "(e.g. with sklearn.preprocessing.StandardScaler) or %s them "
+            "by a constant; SCML learns the same metric up to scale (with "
+            "beta scaled by the square of the factor)." % (
+                type(estimator).__name__, "up to" if large else "of at most",
+                largest, "overflow" if large else "underflow",
+                "divide" if large else "multiply"))
+
+
+def validate_triplets(estimator, triplets):
+    """Check triplets for a weakly supervised learner; set ``n_features_in_``.
+
+    Triplets of points, or of indices with a ``preprocessor``, go through
+    metric-learn's ``check_input`` and become index triplets into their
+    distinct points (``triplets_to_indices``), which :func:`check_scale`
+    checks. Returns ``(indices, X)``.
+    """
+    triplets = checked_input(estimator, triplets, type_of_inputs="tuples",
+                             tuple_size=3, dtype=np.float64)
+    indices, X = triplets_to_indices(triplets)
+    check_scale(estimator, X)
+    estimator.n_features_in_ = X.shape[1]
+    return indices, X
+
+
+def check_formed_points(estimator, X):
+    """Raise metric-learn's error for points that are not a 2-D array.
+
+    Without a ``preprocessor``, scikit-learn's ``validate_data`` would say
+    "Expected 2D array"; metric-learn's learners say "2D array of formed
+    points expected by <Estimator>. Found 1D array instead: ...", which
+    metric-learn's API tests check, so its own ``check_input`` raises here.
+    """
+    if issparse(X):
+        return
+    ndim = getattr(X, "ndim", None)
+    if ndim is None:
+        try:
+            ndim = np.asarray(X).ndim
+        except (TypeError, ValueError):
+            return  # ragged nested sequences: validate_data says so
+    if ndim != 2:
+        check_input(X, type_of_inputs="classic", estimator=estimator)
+
+
+def check_points(estimator, X):
+    """Validate points (or indices, with a ``preprocessor``) after fit."""
+    if estimator.preprocessor_ is None:
+        check_formed_points(estimator, X)
+        return validate_data(estimator, X, reset=False)
+    X = checked_input(estimator, X, type_of_inputs="classic")
+    if X.shape[1] != estimator.n_features_in_:
+        raise ValueError(
+            "X has %d features, but %s is expecting %d features as "
+            "input." % (X.shape[1], type(estimator).__name__,
+                        estimator.n_features_in_))
+    return X
+
+
+def validate_supervised(estimator, X, y):
+    """Check ``(X, y)`` for a supervised learner; set ``n_features_in_``.
+
+    Points go through scikit-learn's ``validate_data`` (finite, 2-D, at
+    least two samples, converted to float64) and :func:`check_scale`; with
+    a ``preprocessor``, metric-learn's ``check_input`` first turns indices
+    into points. Labels must be class labels (``type_of_target`` binary or
+    multiclass, not continuous values) of at least two classes.
+    """
+    if y is None:
+        # scikit-learn's words, which its check_requires_y_none looks for.
+        raise ValueError(
+            "This %s estimator requires y to be passed, but the target y is "
+            "None: pass the class labels of X as y." % type(estimator).__name__)
+    if estimator.preprocessor_ is None:
+        check_formed_points(estimator, X)
+        X, y = validate_data(estimator, X, y, dtype=np.float64,
+                             ensure_min_samples=2)
+    else:
+        X, y = checked_input(estimator, X, y=y, type_of_inputs="classic",
+                             dtype=np.float64, ensure_min_samples=2)
+        estimator.n_features_in_ = X.shape[1]
+    kind = type_of_target(y, input_name="y")
+    if kind not in ("binary", "multiclass"):
+        raise ValueError(
+            "Unknown label type %r for y: %s builds its triplets from "
+            "classes, so y must hold class labels. Bin a continuous target "
+            "first (e.g. with sklearn.preprocessing.KBinsDiscretizer), or give "
+            "SCML triplets directly." % (kind, type(estimator).__name__))
+    check_scale(estimator, X)
+    if np.unique(y).shape[0] < 2:
+        raise ValueError(
+            "y has a single class (%r): %s needs at least two classes to "
+            "build triplet constraints." % (y[0], type(estimator).__name__))
+    return X, y
+
+
+def plain(value):
+    """A numpy scalar as the Python value, for readable messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def task_labels(tasks, n_expected, what):
+    """``tasks`` as a 1-D array of labels, one per sample or triplet."""
+    tasks = np.asarray(tasks)
+    if tasks.ndim != 1 or tasks.shape[0] != n_expected:
+        raise ValueError(
+            "tasks must be a 1-D array with one task id per %s: expected "
+            "shape (%d,), got %s." % (what, n_expected, tasks.shape))
+    if tasks.dtype.kind in "fc" and not np.all(np.isfinite(tasks)):
+        raise ValueError("tasks contains NaN or infinity: every %s needs a "
+                         "task id." % what)
+    return tasks
+
+
+def task_codes(tasks, known, n_expected, what):
+    """Each label's index in the sorted ``known`` tasks; unknown ones raise."""
+    tasks = task_labels(tasks, n_expected, what)
+    unknown = ~np.isin(tasks, known)
+    if unknown.any():
+        raise ValueError("Unknown task(s) %s: the known tasks are %s." % (
+            np.unique(tasks[unknown]).tolist(), known.tolist()))
+    return np.searchsorted(known, tasks)
