@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import sklearn.utils.extmath
 import sklearn.utils.validation
-from sklearn.datasets import load_iris
 
 # Importing the package applies the patches before metric_learn is used.
 import metric_learn_scml  # noqa: F401
@@ -18,11 +17,6 @@ import metric_learn
 import metric_learn._util
 import metric_learn.base_metric
 from metric_learn_scml import _compat
-
-
-@pytest.fixture(scope="module")
-def iris():
-    return load_iris(return_X_y=True)
 
 
 @pytest.fixture(scope="module")

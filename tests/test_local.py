@@ -6,21 +6,17 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 from sklearn.base import clone
-from sklearn.datasets import load_iris
 from sklearn.decomposition import KernelPCA
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.neighbors import KNeighborsClassifier
-from sklearn.preprocessing import StandardScaler
 
 from metric_learn_scml import (LocalSCML, LocalSCML_Supervised,
                                MetricKNeighborsClassifier, SCML_Supervised)
 import metric_learn_scml._embedding as embedding_module
 from metric_learn_scml._embedding import KernelPCAEmbedding, _squared_distances
 from metric_learn_scml._solvers import (SquaredDifferences,
-                                        group_soft_threshold,
                                         local_hinge_gradient, local_objective,
                                         oriented_pairs)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
@@ -28,12 +24,6 @@ from metric_learn_scml._triplets import pair_index, triplets_from_labels
 # beta pinned at the paper's value: these tests are about the solvers and
 # the local model, not about choosing beta (test_scml covers 'auto').
 FAST = dict(beta=1e-5, max_iter=2000, output_iter=100, random_state=0)
-
-
-@pytest.fixture(scope="module")
-def iris():
-    X, y = load_iris(return_X_y=True)
-    return StandardScaler().fit_transform(X), y
 
 
 @pytest.fixture(scope="module")
@@ -155,24 +145,6 @@ def test_local_hinge_gradient_matches_finite_differences():
                                                  anchor_embedding, gaps)[0]
                           ) / (2 * h)
     np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-7)
-
-
-def test_group_prox_without_sign_constraint_matches_its_definition():
-    rng = np.random.RandomState(0)
-    for _ in range(5):
-        values = rng.randn(3, 4)
-        threshold = rng.uniform(0.2, 2.0)
-        prox = group_soft_threshold(values, threshold)
-
-        def problem(flat):
-            W = flat.reshape(values.shape)
-            return (0.5 * ((W - values) ** 2).sum()
-                    + threshold * np.linalg.norm(W, axis=0).sum())
-        numeric = minimize(problem, values.ravel(), method="Powell",
-                           options=dict(xtol=1e-10, ftol=1e-14,
-                                        maxiter=100000)).x
-        assert problem(prox.ravel()) <= problem(numeric) + 1e-9
-        assert np.abs(prox.ravel() - numeric).max() < 1e-3
 
 
 def test_local_objective_agrees_with_per_triplet_loss(iris):

@@ -5,19 +5,15 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 from sklearn import config_context
 from sklearn.base import clone
-from sklearn.datasets import load_wine
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 from metric_learn_scml import (SCML, MultiTaskSCML, MultiTaskSCML_Supervised,
                                SCML_Supervised)
-from metric_learn_scml._solvers import group_soft_threshold
 from metric_learn_scml.multitask import TaskMetric
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -26,12 +22,6 @@ FAST = dict(n_basis=40, max_iter=1500, gamma=1.0, random_state=0)
 # The single-task learners as the multi-task one solves: RDA at a given beta
 # (their defaults add the exact phase and choose beta).
 SINGLE = dict(solver="rda", beta=1e-5)
-
-
-@pytest.fixture(scope="module")
-def wine():
-    X, y = load_wine(return_X_y=True)
-    return StandardScaler().fit_transform(X), y
 
 
 def two_task_data(n_per_task=90, seed=0):
@@ -56,45 +46,6 @@ def fitted():
     X, y, tasks = two_task_data()
     model = MultiTaskSCML_Supervised(beta=1e-4, **FAST).fit(X, y, tasks)
     return model, X, y, tasks
-
-
-# --------------------------------------------------------------- group prox
-
-def prox_objective(W, V, tau):
-    return 0.5 * np.sum((W - V) ** 2) + tau * np.linalg.norm(W, axis=0).sum()
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_nonnegative_group_prox_matches_its_definition(seed):
-    rng = np.random.RandomState(seed)
-    V = rng.randn(3, 5)
-    tau = rng.uniform(0.2, 1.5)
-    closed = group_soft_threshold(V, tau, nonnegative=True)
-    assert np.all(closed >= 0)
-    # The problem is separable by column; minimise each numerically under
-    # W >= 0 from several starts.
-    for k in range(V.shape[1]):
-        def f(w):
-            return prox_objective(w[:, None], V[:, [k]], tau)
-        best = min((minimize(f, start, method="L-BFGS-B",
-                             bounds=[(0, None)] * 3,
-                             options=dict(ftol=1e-14, gtol=1e-10))
-                    for start in (np.full(3, 1e-3), np.maximum(V[:, k], 0) + 0.1,
-                                  rng.rand(3))), key=lambda r: r.fun)
-        assert f(closed[:, k]) <= best.fun + 1e-9
-        np.testing.assert_allclose(closed[:, k], best.x, atol=1e-4)
-
-
-def test_clipping_after_the_norm_is_not_the_prox():
-    # The original code took the norm of the whole column before clipping:
-    # shrink by 1 - tau/||v||, then clip. With a large negative entry that
-    # norm is too big, so the kept entry is shrunk too little.
-    V = np.array([[1.0], [-3.0]])
-    tau = 0.5
-    original = np.maximum(V * max(0.0, 1 - tau / np.linalg.norm(V)), 0)
-    exact = group_soft_threshold(V, tau, nonnegative=True)
-    np.testing.assert_allclose(exact, [[0.5], [0.0]])
-    assert prox_objective(exact, V, tau) < prox_objective(original, V, tau) - 1e-3
 
 
 # ------------------------------------------------------- one task = global

@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.datasets import load_iris, load_wine
+from sklearn.datasets import load_iris
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
@@ -18,30 +18,20 @@ FAST = dict(beta=1e-5, max_iter=2000, output_iter=100, random_state=0)
 
 
 @pytest.fixture(scope="module")
-def wine():
-    X, y = load_wine(return_X_y=True)
-    X = StandardScaler().fit_transform(X)
-    rng = np.random.RandomState(0)
-    order = rng.permutation(X.shape[0])
-    train, test = order[:120], order[120:]
-    return X[train], y[train], X[test], y[test]
-
-
-@pytest.fixture(scope="module")
-def global_knn(wine):
-    X, y, _, _ = wine
+def global_knn(wine_split):
+    X, _, y, _ = wine_split
     return MetricKNeighborsClassifier(SCML_Supervised(**FAST)).fit(X, y)
 
 
 @pytest.fixture(scope="module")
-def local_knn(wine):
-    X, y, _, _ = wine
+def local_knn(wine_split):
+    X, _, y, _ = wine_split
     return MetricKNeighborsClassifier(
         LocalSCML_Supervised(embedding_dim=8, **FAST)).fit(X, y)
 
 
-def test_global_model_matches_sklearn_exactly(wine, global_knn):
-    X, y, X_test, _ = wine
+def test_global_model_matches_sklearn_exactly(wine_split, global_knn):
+    X, X_test, y, _ = wine_split
     metric = global_knn.estimator_
     reference = KNeighborsClassifier(3).fit(metric.transform(X), y)
     X_test_embedded = metric.transform(X_test)
@@ -58,8 +48,8 @@ def test_global_model_matches_sklearn_exactly(wine, global_knn):
     assert not hasattr(global_knn.estimator, "components_")
 
 
-def test_global_metric_beats_euclidean(wine):
-    X, y, X_test, y_test = wine
+def test_global_metric_beats_euclidean(wine_split):
+    X, X_test, y, y_test = wine_split
     # Irrelevant directions of large variance spoil the Euclidean 3-NN.
     noise = 10 * np.random.RandomState(1).randn(X.shape[0] + X_test.shape[0],
                                                 3)
@@ -72,8 +62,8 @@ def test_global_metric_beats_euclidean(wine):
     assert learned > euclidean + 0.1
 
 
-def test_local_model_uses_the_query_metric(wine, local_knn):
-    X, y, X_test, _ = wine
+def test_local_model_uses_the_query_metric(wine_split, local_knn):
+    X, X_test, y, _ = wine_split
     distances = local_knn.estimator_.pairwise_distances(X_test, X)
     expected = np.argsort(distances, axis=1, kind="stable")[:, :3]
     found_distances, found = local_knn.kneighbors(X_test)
@@ -94,13 +84,13 @@ def test_local_model_uses_the_query_metric(wine, local_knn):
         training, np.argsort(own, axis=1, kind="stable")[:, :3])
 
 
-def test_local_model_classifies_well(wine, local_knn):
-    _, _, X_test, y_test = wine
+def test_local_model_classifies_well(wine_split, local_knn):
+    _, X_test, _, y_test = wine_split
     assert local_knn.score(X_test, y_test) > 0.9
 
 
-def test_string_labels_and_classes(wine):
-    X, y, X_test, y_test = wine
+def test_string_labels_and_classes(wine_split):
+    X, X_test, y, y_test = wine_split
     names = np.array(["barolo", "grignolino", "barbera"])
     knn = MetricKNeighborsClassifier(
         LocalSCML_Supervised(embedding_dim=5, **FAST)).fit(X, names[y])
@@ -110,18 +100,21 @@ def test_string_labels_and_classes(wine):
     assert knn.score(X_test, names[y_test]) > 0.85
 
 
-def test_grid_search_over_the_metric_parameters(wine):
-    X, y, _, _ = wine
-    search = GridSearchCV(
-        MetricKNeighborsClassifier(SCML_Supervised(**FAST)),
-        {"estimator__beta": [1e-5, 1e-1]}, cv=2).fit(X, y)
-    assert search.best_params_["estimator__beta"] in (1e-5, 1e-1)
-    assert search.best_estimator_.estimator_.beta == \
-        search.best_params_["estimator__beta"]
+def test_grid_search_over_the_metric_parameters(wine_split):
+    X, _, y, _ = wine_split
+    # beta=10 keeps no element: the search must score it worse.
+    with pytest.warns(UserWarning, match="All basis weights are zero"):
+        search = GridSearchCV(
+            MetricKNeighborsClassifier(SCML_Supervised(**FAST)),
+            {"estimator__beta": [10.0, 1e-5]}, cv=2).fit(X, y)
+    assert search.best_params_["estimator__beta"] == 1e-5
+    assert search.best_estimator_.estimator_.beta == 1e-5
+    scores = search.cv_results_["mean_test_score"]
+    assert scores[1] > scores[0] + 0.2
 
 
-def test_clone_and_pickle(wine, local_knn, global_knn):
-    X, _, X_test, _ = wine
+def test_clone_and_pickle(wine_split, local_knn, global_knn):
+    X, X_test, _, _ = wine_split
     for fitted in (local_knn, global_knn):
         restored = pickle.loads(pickle.dumps(fitted))
         np.testing.assert_array_equal(restored.predict(X_test),
@@ -131,8 +124,8 @@ def test_clone_and_pickle(wine, local_knn, global_knn):
         assert "estimator__beta" in params
 
 
-def test_bad_input(wine, local_knn):
-    X, y, X_test, _ = wine
+def test_bad_input(wine_split, local_knn):
+    X, X_test, y, _ = wine_split
     with pytest.raises(ValueError, match="n_neighbors"):
         MetricKNeighborsClassifier(SCML_Supervised(**FAST),
                                    n_neighbors=0).fit(X, y)
@@ -147,13 +140,13 @@ def test_bad_input(wine, local_knn):
         local_knn.predict(X_test[:, :5])
 
 
-def test_estimator_that_learns_no_metric_from_labels_is_refused(wine):
+def test_estimator_that_learns_no_metric_from_labels_is_refused(wine_split):
     # SCML() failed inside fit with "SCML.fit() takes 2 positional arguments
     # but 3 were given", a classifier with an AttributeError on transform.
     from sklearn.linear_model import LogisticRegression
     from metric_learn import ITML
     from metric_learn_scml import LocalSCML, MultiTaskSCML, SCML
-    X, y, _, _ = wine
+    X, _, y, _ = wine_split
     accepted = ("MetricKNeighborsClassifier's estimator must be a supervised "
                 "metric learner, fitted as fit\\(X, y\\) or "
                 "fit\\(X, y, tasks\\): SCML_Supervised, "

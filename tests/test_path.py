@@ -3,23 +3,15 @@ import pickle
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.datasets import load_wine
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from metric_learn_scml import SCML_Supervised, SCML_SupervisedCV, scml_path
 from metric_learn_scml._triplets import triplets_from_labels
 
 FAST_CV = dict(cv=2, n_betas=3, max_iter=2000, random_state=0)
-
-
-@pytest.fixture(scope="module")
-def wine():
-    X, y = load_wine(return_X_y=True)
-    return StandardScaler().fit_transform(X), y
 
 
 @parametrize_with_checks([SCML_SupervisedCV(**FAST_CV)])

@@ -23,18 +23,8 @@ def test_sklearn_estimator_checks(estimator, check):
 
 
 @pytest.fixture(scope="module")
-def wine():
-    X, y = load_wine(return_X_y=True)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.4, random_state=0, stratify=y)
-    scaler = StandardScaler().fit(X_train)
-    return (scaler.transform(X_train), scaler.transform(X_test), y_train,
-            y_test)
-
-
-@pytest.fixture(scope="module")
-def wine_triplets(wine):
-    X_train, X_test, y_train, y_test = wine
+def wine_triplets(wine_split):
+    X_train, X_test, y_train, y_test = wine_split
     return (X_train[triplets_from_labels(X_train, y_train)],
             X_test[triplets_from_labels(X_test, y_test)])
 
@@ -62,8 +52,8 @@ def test_supervised_beats_euclidean_3nn(loader):
     assert np.mean(errors["scml"]) < np.mean(errors["euclidean"])
 
 
-def test_default_fit_is_silent_and_sparse(wine):
-    X_train, _, y_train, _ = wine
+def test_default_fit_is_silent_and_sparse(wine_split):
+    X_train, _, y_train, _ = wine_split
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         scml = SCML_Supervised(random_state=0).fit(X_train, y_train)
@@ -90,8 +80,8 @@ def test_default_fit_is_silent_and_sparse(wine):
     assert exact.objective_ <= scml.objective_ + 1e-9
 
 
-def test_metric_is_the_weighted_basis_and_psd(wine):
-    X_train, _, y_train, _ = wine
+def test_metric_is_the_weighted_basis_and_psd(wine_split):
+    X_train, _, y_train, _ = wine_split
     scml = SCML_Supervised(random_state=0).fit(X_train, y_train)
     M = scml.get_mahalanobis_matrix()
     expected = (scml.basis_.T * scml.weights_) @ scml.basis_
@@ -112,10 +102,10 @@ def test_low_rank_components_when_few_elements_are_active():
                                atol=1e-12)
 
 
-def test_sparsity_grows_with_beta(wine):
+def test_sparsity_grows_with_beta(wine_split):
     # At the optimum, theory orders the penalty and the loss (not the count
     # of elements): ||w||_1 does not grow with beta, the loss does not fall.
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     models = [SCML_Supervised(beta=beta, random_state=0).fit(X_train, y_train)
               for beta in [1e-5, 1e-2, 1e-1, 1.0]]
     norms = [m.weights_.sum() for m in models]
@@ -153,8 +143,8 @@ def test_triplet_learner_is_a_classifier(wine_triplets):
     assert np.all(scores > 0.8)
 
 
-def test_indices_with_preprocessor_match_points(wine):
-    X_train, _, y_train, _ = wine
+def test_indices_with_preprocessor_match_points(wine_split):
+    X_train, _, y_train, _ = wine_split
     indices = triplets_from_labels(X_train, y_train)
     on_points = SCML(random_state=0).fit(X_train[indices])
     on_indices = SCML(preprocessor=X_train, random_state=0).fit(indices)
@@ -168,9 +158,9 @@ def test_indices_with_preprocessor_match_points(wine):
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_negative_indices_with_a_preprocessor_raise(wine):
+def test_negative_indices_with_a_preprocessor_raise(wine_split):
     # numpy took -1 as the last point, silently.
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     last = len(X_train) - 1
     triplets = triplets_from_labels(X_train, y_train)[:300]
     triplets[5, 2] = -1
@@ -190,8 +180,8 @@ def test_negative_indices_with_a_preprocessor_raise(wine):
                                -model.transform([0, 1]))
 
 
-def test_user_basis_array(wine):
-    X_train, _, y_train, _ = wine
+def test_user_basis_array(wine_split):
+    X_train, _, y_train, _ = wine_split
     basis = np.eye(X_train.shape[1]) * 3.0
     scml = SCML_Supervised(basis=basis, random_state=0).fit(X_train, y_train)
     np.testing.assert_allclose(scml.basis_, np.eye(X_train.shape[1]))
@@ -207,8 +197,8 @@ def test_user_basis_array(wine):
         SCML(basis="lda").fit(X_train[triplets_from_labels(X_train, y_train)])
 
 
-def test_clone_pickle_and_pipeline(wine):
-    X_train, X_test, y_train, y_test = wine
+def test_clone_pickle_and_pipeline(wine_split):
+    X_train, X_test, y_train, y_test = wine_split
     scml = SCML_Supervised(beta=1e-4, random_state=0).fit(X_train, y_train)
     restored = pickle.loads(pickle.dumps(scml))
     np.testing.assert_array_equal(restored.transform(X_test),
@@ -221,17 +211,22 @@ def test_clone_pickle_and_pipeline(wine):
     assert pipe.fit(X_train, y_train).score(X_test, y_test) > 0.9
 
 
-def test_grid_search_over_beta(wine):
-    X_train, _, y_train, _ = wine
+@pytest.mark.filterwarnings("ignore:All basis weights are zero")
+def test_grid_search_over_beta(wine_split):
+    # beta=10 keeps no element (every distance 0, so 3-NN votes by ties):
+    # the search must see it score worse and pick 1e-5.
+    X_train, _, y_train, _ = wine_split
     pipe = make_pipeline(SCML_Supervised(random_state=0, max_iter=2000),
                          KNeighborsClassifier(n_neighbors=3))
-    search = GridSearchCV(pipe, {"scml_supervised__beta": [1e-5, 1e-2]},
+    search = GridSearchCV(pipe, {"scml_supervised__beta": [10.0, 1e-5]},
                           cv=2).fit(X_train, y_train)
-    assert search.best_params_["scml_supervised__beta"] in (1e-5, 1e-2)
+    assert search.best_params_["scml_supervised__beta"] == 1e-5
+    scores = search.cv_results_["mean_test_score"]
+    assert scores[1] > scores[0] + 0.2
 
 
-def test_float32_string_labels_and_input_untouched(wine):
-    X_train, X_test, y_train, _ = wine
+def test_float32_string_labels_and_input_untouched(wine_split):
+    X_train, X_test, y_train, _ = wine_split
     X32 = X_train.astype(np.float32)
     labels = np.array(["class_%d" % v for v in y_train], dtype=object)
     X_copy, labels_copy = X32.copy(), labels.copy()
@@ -246,15 +241,15 @@ def test_float32_string_labels_and_input_untouched(wine):
     np.testing.assert_array_equal(triplets, triplets_copy)
 
 
-def test_same_seed_same_result(wine):
-    X_train, _, y_train, _ = wine
+def test_same_seed_same_result(wine_split):
+    X_train, _, y_train, _ = wine_split
     a = SCML_Supervised(random_state=3).fit(X_train, y_train)
     b = SCML_Supervised(random_state=3).fit(X_train, y_train)
     np.testing.assert_array_equal(a.weights_, b.weights_)
 
 
-def test_verbose_prints_a_progress_table(wine, capsys):
-    X_train, _, y_train, _ = wine
+def test_verbose_prints_a_progress_table(wine_split, capsys):
+    X_train, _, y_train, _ = wine_split
     SCML_Supervised(verbose=True, random_state=0, max_iter=500).fit(
         X_train, y_train)
     out = capsys.readouterr().out
@@ -277,14 +272,14 @@ def test_verbose_prints_a_progress_table(wine, capsys):
     ({"tol": np.nan}, ValueError, "tol must be finite"),
     ({"basis": "pca"}, ValueError, "basis='pca' is not supported"),
 ])
-def test_bad_parameters_raise_clear_errors(wine, params, error, match):
-    X_train, _, y_train, _ = wine
+def test_bad_parameters_raise_clear_errors(wine_split, params, error, match):
+    X_train, _, y_train, _ = wine_split
     with pytest.raises(error, match=match):
         SCML_Supervised(**params).fit(X_train, y_train)
 
 
-def test_bad_data_raise_clear_errors(wine, wine_triplets):
-    X_train, _, y_train, _ = wine
+def test_bad_data_raise_clear_errors(wine_split, wine_triplets):
+    X_train, _, y_train, _ = wine_split
     train, _ = wine_triplets
     X_nan = X_train.copy()
     X_nan[0, 0] = np.nan
@@ -326,20 +321,20 @@ def test_bad_data_raise_clear_errors(wine, wine_triplets):
     # One real row repeated: no rounding noise may pass for a direction.
     lambda X, y: SCML_Supervised().fit(np.repeat(X[:1], len(y), axis=0), y),
 ], ids=["supervised", "triplets", "multitask", "local", "repeated-row"])
-def test_data_without_any_separating_direction_raises(wine, make_fit):
+def test_data_without_any_separating_direction_raises(wine_split, make_fit):
     # Constant features (or triplets whose three points coincide) leave the
     # basis empty: a clear error, not numpy warnings and a zero metric.
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="no basis element.*constant"):
             make_fit(X_train, y_train)
 
 
-def test_features_too_large_to_square_raise_with_the_fix(wine, wine_triplets):
+def test_features_too_large_to_square_raise_with_the_fix(wine_split, wine_triplets):
     # Squared distances of features near 1e150 overflow (1e200 gave a
     # LinAlgError from inside numpy); 1e14 still fits with the same metric.
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     train, _ = wine_triplets
     for fit in (lambda s: SCML_Supervised().fit(X_train * s, y_train),
                 lambda s: SCML().fit(train * s),
@@ -357,10 +352,10 @@ def test_features_too_large_to_square_raise_with_the_fix(wine, wine_triplets):
                                atol=1e-6)
 
 
-def test_supervised_learners_require_y(wine):
+def test_supervised_learners_require_y(wine_split):
     # fit(X, None) failed with "too many values to unpack", and the target
     # tag did not say y is required (so scikit-learn never checked it).
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     tasks = np.arange(len(y_train)) % 2
     fits = [(SCML_Supervised(), lambda model: model.fit(X_train, None)),
             (SCML_Supervised(preprocessor=X_train),
@@ -376,10 +371,10 @@ def test_supervised_learners_require_y(wine):
             fit(model)
 
 
-def test_points_that_are_not_2d_get_metric_learns_message(wine):
+def test_points_that_are_not_2d_get_metric_learns_message(wine_split):
     # metric-learn's wording, which its API tests check, not scikit-learn's
     # "Expected 2D array".
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     scml = SCML_Supervised(max_iter=20, output_iter=10, random_state=0)
     with pytest.raises(ValueError, match=r"^2D array of formed points expected"
                        r" by SCML_Supervised\. Found 1D array instead:\ninput="):
@@ -396,8 +391,8 @@ def test_points_that_are_not_2d_get_metric_learns_message(wine):
         scml.transform(X_train[None])
 
 
-def test_continuous_labels_raise_with_the_fix(wine):
-    X_train, _, _, _ = wine
+def test_continuous_labels_raise_with_the_fix(wine_split):
+    X_train, _, _, _ = wine_split
     with pytest.raises(ValueError, match="continuous.*class labels.*KBinsDiscretizer"):
         SCML_Supervised().fit(X_train, X_train[:, 0])
 
@@ -418,19 +413,19 @@ def test_same_model_whatever_threads_the_caller_has():
     np.testing.assert_array_equal(models[0].basis_, models[1].basis_)
 
 
-def test_too_large_beta_warns_and_gives_the_zero_metric(wine):
-    X_train, _, y_train, _ = wine
+def test_too_large_beta_warns_and_gives_the_zero_metric(wine_split):
+    X_train, _, y_train, _ = wine_split
     with pytest.warns(UserWarning, match="beta=.* too large"):
         scml = SCML_Supervised(beta=1e3, random_state=0).fit(X_train, y_train)
     assert scml.n_active_basis_ == 0
     assert np.all(scml.transform(X_train) == 0)
 
 
-def test_features_at_a_tiny_scale_warn_with_the_fix(wine):
+def test_features_at_a_tiny_scale_warn_with_the_fix(wine_split):
     # The unit hinge margin makes beta scale with the squared distances:
-    # wine in units 10^4 times too large empties the default model, and
+    # wine_split in units 10^4 times too large empties the default model, and
     # the warning says how to fix it.
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     with pytest.warns(UserWarning, match="standardise the features"):
         scml = SCML_Supervised(beta=1e-5, random_state=0).fit(
             X_train * 1e-4, y_train)
@@ -449,13 +444,13 @@ def test_features_at_a_tiny_scale_warn_with_the_fix(wine):
 
 
 @pytest.mark.parametrize("scale", [1e-20, 1e20])
-def test_extreme_scales_give_the_model_of_the_unscaled_data(wine, scale):
+def test_extreme_scales_give_the_model_of_the_unscaled_data(wine_split, scale):
     # Wine at 1e-20 underflowed the float32 table of squared differences:
     # about 20,000 numpy RuntimeWarnings, then a false "did not converge"
     # and "beta=0 is too large" (and data beyond 1e15 were refused). The
     # solvers work at unit scale, so it is the model of the unscaled data,
     # in the user's units.
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     reference = SCML_Supervised(beta=0.0, random_state=0).fit(X_train, y_train)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -469,17 +464,17 @@ def test_extreme_scales_give_the_model_of_the_unscaled_data(wine, scale):
                                reference.weights_, rtol=1e-4, atol=1e-8)
 
 
-def test_features_too_tiny_to_square_raise_with_the_fix(wine):
+def test_features_too_tiny_to_square_raise_with_the_fix(wine_split):
     # The metric scales as 1 / scale**2, out of range at 1e-200, where the
     # error said "every feature is constant", which is false.
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     with pytest.raises(ValueError, match="at most 3.*e-200.*underflow.*"
                                          "StandardScaler.*multiply"):
         SCML_Supervised().fit(X_train * 1e-200, y_train)
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_batch_size_is_capped_at_the_number_of_triplets(wine, monkeypatch):
+def test_batch_size_is_capped_at_the_number_of_triplets(wine_split, monkeypatch):
     # Draws are with replacement, so batch_size=100000 only repeated
     # triplets: 40 to 60 s for 300 iterations on iris.
     import metric_learn_scml._base as base_module
@@ -491,7 +486,7 @@ def test_batch_size_is_capped_at_the_number_of_triplets(wine, monkeypatch):
             batch_sizes.append(kwargs["batch_size"])
             return solver(*args, **kwargs)
         monkeypatch.setattr(module, name, spy)
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     fast = dict(max_iter=20, output_iter=10, random_state=0)
     SCML_Supervised(batch_size=100000, **fast).fit(X_train, y_train)
     SCML_Supervised(**fast).fit(X_train, y_train)
@@ -502,9 +497,9 @@ def test_batch_size_is_capped_at_the_number_of_triplets(wine, monkeypatch):
     assert batch_sizes == [n_triplets, 32, n_triplets, n_triplets]
 
 
-def test_non_convergence_warns(wine):
+def test_non_convergence_warns(wine_split):
     from sklearn.exceptions import ConvergenceWarning
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     with pytest.warns(ConvergenceWarning, match="max_iter=20"):
         SCML_Supervised(beta=1e-5, solver="rda", max_iter=20, output_iter=10,
                         tol=0.0, random_state=0).fit(X_train, y_train)
@@ -517,10 +512,10 @@ def test_non_convergence_warns(wine):
     assert short.objective_ == pytest.approx(full.objective_, rel=1e-6)
 
 
-def test_auto_beta_follows_the_scale_of_the_data(wine):
+def test_auto_beta_follows_the_scale_of_the_data(wine_split):
     # beta='auto' searches a grid relative to beta_max, which scales with
     # the squared distances: data in other units give the same model.
-    X_train, _, y_train, _ = wine
+    X_train, _, y_train, _ = wine_split
     reference = SCML_Supervised(random_state=0).fit(X_train, y_train)
     scaled = SCML_Supervised(random_state=0).fit(X_train * 1e3, y_train)
     assert scaled.beta_ == pytest.approx(reference.beta_ * 1e6, rel=1e-6)
