@@ -34,7 +34,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-import metric_learn_scml.scml as _scml_module
+import metric_learn_scml._base as _scml_module
 
 from .multitask import (N_BASIS_PER_TASK, _load, _mt_scml, _quiet_fits, _scml,
                         _Split)

@@ -13,11 +13,11 @@ from . import _compat  # noqa: F401
 from .scml import SCML, SCML_Supervised
 from .multitask import MultiTaskSCML, MultiTaskSCML_Supervised
 from .local import LocalSCML, LocalSCML_Supervised
-from .neighbors import MetricKNeighborsClassifier
+from .neighbors import MetricKNeighborsClassifier, knn_scorer
 from .path import SCML_SupervisedCV, scml_path
 
 __version__ = "0.1.0"
 
 __all__ = ["SCML", "SCML_Supervised", "MultiTaskSCML", "MultiTaskSCML_Supervised",
            "LocalSCML", "LocalSCML_Supervised", "MetricKNeighborsClassifier",
-           "SCML_SupervisedCV", "scml_path"]
+           "SCML_SupervisedCV", "scml_path", "knn_scorer"]

@@ -171,7 +171,7 @@ class _SCMLEstimator(_MetricLearner):
                     and not (isinstance(self.beta, str) and self.beta == "auto"))
         return self.solver == "exact"
 
-    def _solve(self, X, triplets, task_offsets, basis):
+    def _solve(self, X, triplets, task_offsets, basis, incremental=False):
         """Run the solvers on index triplets grouped by task; return W (T, K).
 
         Task ``t`` owns ``triplets[task_offsets[t]:task_offsets[t + 1]]``.
@@ -186,24 +186,39 @@ class _SCMLEstimator(_MetricLearner):
         Raises a ``ValueError`` when the basis is empty: then no direction
         separates any two training points and every learnable distance is 0
         (like scikit-learn's ``VarianceThreshold`` when no feature is left).
+
+        ``incremental`` (``partial_fit``): RDA continues from the state of
+        the earlier calls (``_rda_state``, kept by every fit) in the same
+        units, and the exact phase, which needs every triplet, is skipped.
         """
         if basis.shape[0] == 0:
             raise no_basis_error(self)
         n_tasks = len(task_offsets) - 1
+        state = getattr(self, "_rda_state", None) if incremental else None
         # Pairs grouped by task: the objective then computes each task's
         # distances under its own weights only (T times fewer products).
         pairs, triplet_pairs, pair_offsets = pair_index(triplets, task_offsets)
-        differences, unit = scaled_differences(X, basis, pairs,
-                                               pair_offsets=pair_offsets)
+        differences, unit = scaled_differences(
+            X, basis, pairs, unit=None if state is None else self._unit,
+            pair_offsets=pair_offsets)
+        batch_size = self._batch_size(task_offsets)
+        if incremental:
+            # One epoch over the batch's triplets, as scikit-learn's
+            # SGD partial_fit; the result is the last iterate.
+            n_steps = -(-int(np.diff(task_offsets).max()) // batch_size)
+            schedule = dict(max_iter=n_steps, eval_every=n_steps,
+                            keep_best=False)
+        else:
+            schedule = dict(max_iter=self.max_iter,
+                            eval_every=self.output_iter)
         result = rda(differences, triplet_pairs, task_offsets,
                      beta=self.beta_ * unit ** 2, gamma=self.gamma,
-                     batch_size=self._batch_size(task_offsets),
-                     max_iter=self.max_iter,
-                     eval_every=self.output_iter, tol=n_tasks * self.tol,
+                     batch_size=batch_size, tol=n_tasks * self.tol,
                      n_iter_no_change=self.n_iter_no_change,
                      random_state=self._rng, verbose=self.verbose,
-                     name=type(self).__name__)
-        if self._exact(triplets.shape[0]):
+                     name=type(self).__name__, state=state, **schedule)
+        self._rda_state, self._unit = result.state, unit
+        if not incremental and self._exact(triplets.shape[0]):
             result, basis = exact_phase(
                 X * unit, basis, differences, triplet_pairs, result,
                 self.beta_ * unit ** 2, self.max_new_elements, self._rng,
@@ -213,7 +228,7 @@ class _SCMLEstimator(_MetricLearner):
         self.objective_ = result.objective
         self.objective_history_ = np.array(result.history)
         self.dual_gap_ = result.dual_gap
-        if not result.converged:
+        if not (result.converged or incremental):
             warn_not_converged(self)
         if not result.weights.any():
             warnings.warn(
@@ -225,16 +240,54 @@ class _SCMLEstimator(_MetricLearner):
                 UserWarning)
         return result.weights * unit ** 2
 
+    def _partial_fit(self, problem, *data):
+        """One ``partial_fit`` call: ``problem`` is one of the pipelines.
+
+        The first call (on an unfitted model) validates the parameters,
+        resolves ``beta='auto'`` and draws the basis from its batch, as
+        ``fit`` does; every call mines the triplets of its own batch and
+        takes RDA steps from the running state of the calls (and fits)
+        before it.
+        """
+        first = not hasattr(self, "_rda_state")
+        if first:
+            self._start_fit()
+        X, triplets, offsets, basis = problem(self, *data, partial=not first)
+        if triplets.shape[0] == 0:
+            warnings.warn(
+                "%s.partial_fit: this batch gives no triplet (a triplet "
+                "needs two points of a class and one of another, within a "
+                "task), so the model is unchanged." % type(self).__name__,
+                UserWarning)
+            return self
+        return self._fit_problem(X, triplets, offsets, basis,
+                                 incremental=True)
+
     # Tasks (the multi-task learners); a single task elsewhere.
 
-    def _encode_tasks(self, tasks, n_expected, what):
-        """Set ``tasks_`` and return each sample's (or triplet's) task index."""
+    def _encode_tasks(self, tasks, n_expected, what, extend=False):
+        """Set ``tasks_`` and return each sample's (or triplet's) task index.
+
+        With ``extend`` (later batches of ``partial_fit``), tasks seen for
+        the first time join ``tasks_`` (kept sorted), and the rows of the
+        solver's state and weights move to their new places; a new task
+        starts from zero weights.
+        """
         tasks = task_labels(tasks, n_expected, what)
         try:
-            self.tasks_, codes = np.unique(tasks, return_inverse=True)
+            known = self.tasks_ if extend else tasks[:0]
+            merged = np.unique(np.concatenate([known, tasks]))
+            codes = np.searchsorted(merged, tasks)
         except TypeError as error:
             raise TypeError("tasks must be sortable labels of one type (like "
                             "class labels): %s" % error) from None
+        if extend and merged.shape[0] > known.shape[0]:
+            rows = np.searchsorted(merged, known)
+            state = self._rda_state
+            grown = np.zeros((merged.shape[0], state.mean_gradient.shape[1]))
+            grown[rows] = state.mean_gradient
+            state.mean_gradient = grown
+        self.tasks_ = merged
         return codes.reshape(-1)
 
 
@@ -264,9 +317,11 @@ class _LinearMetric(MahalanobisMixin):
         check_is_fitted(self, ["preprocessor_", "components_"])
         return check_points(self, X) @ self.components_.T
 
-    def _fit_problem(self, X, triplets, task_offsets, basis):
+    def _fit_problem(self, X, triplets, task_offsets, basis,
+                     incremental=False):
         """Learn the weights of ``basis``; set ``components_``."""
-        self.weights_ = self._solve(X, triplets, task_offsets, basis)[0]
+        self.weights_ = self._solve(X, triplets, task_offsets, basis,
+                                    incremental)[0]
         self.n_active_basis_ = int(np.count_nonzero(self.weights_))
         self.components_ = components_from_weights(self.weights_, self.basis_)
         return self
@@ -275,29 +330,32 @@ class _LinearMetric(MahalanobisMixin):
 # ---------------------------------------------------------------- problems
 
 
-def triplet_problem(estimator, triplets, tasks=None):
+def triplet_problem(estimator, triplets, tasks=None, partial=False):
     """Points, index triplets grouped by task, and the basis, from triplets.
 
     Returns ``(X, triplets, task_offsets, basis)``: ``triplets`` index the
     distinct points ``X`` of the input; with ``tasks`` (one label per
-    triplet) they are sorted by task, stably.
+    triplet) they are sorted by task, stably. ``partial``: a later batch
+    of ``partial_fit``, which keeps the basis of the first.
     """
-    indices, X = validate_triplets(estimator, triplets)
+    indices, X = validate_triplets(estimator, triplets, reset=not partial)
     if tasks is None:
         offsets = np.array([0, indices.shape[0]])
     else:
-        codes = estimator._encode_tasks(tasks, indices.shape[0], "triplet")
+        codes = estimator._encode_tasks(tasks, indices.shape[0], "triplet",
+                                        extend=partial)
         order = np.argsort(codes, kind="stable")
         indices, codes = indices[order], codes[order]
         offsets = np.searchsorted(codes, np.arange(estimator.tasks_.shape[0]
                                                    + 1))
-    basis = estimator._make_basis(X.shape[1], lambda t, n: triplet_basis(
-        X, indices[offsets[t]:offsets[t + 1]], n,
-        random_state=estimator._rng), offsets.shape[0] - 1)
+    basis = estimator.basis_ if partial else estimator._make_basis(
+        X.shape[1], lambda t, n: triplet_basis(
+            X, indices[offsets[t]:offsets[t + 1]], n,
+            random_state=estimator._rng), offsets.shape[0] - 1)
     return X, indices, offsets, basis
 
 
-def supervised_problem(estimator, X, y, tasks=None):
+def supervised_problem(estimator, X, y, tasks=None, partial=False):
     """Points, index triplets grouped by task, and the basis, from labels.
 
     Each task (one, without ``tasks``) gets its ``k_genuine x k_impostor``
@@ -305,30 +363,49 @@ def supervised_problem(estimator, X, y, tasks=None):
     the basis is their union. ``beta='auto'`` is resolved here, before the
     basis is drawn (:meth:`_FromLabels._choose_beta`).
 
+    ``partial``: a later batch of ``partial_fit``. The basis of the first
+    batch is kept, and a task whose points here give no triplet (absent,
+    or a single class) simply has none.
+
     Returns ``(X, triplets, task_offsets, basis)``.
     """
-    X, y = validate_supervised(estimator, X, y)
+    X, y = validate_supervised(estimator, X, y, reset=not partial)
     if tasks is None:
         members = [np.arange(X.shape[0])]
     else:
-        codes = estimator._encode_tasks(tasks, X.shape[0], "sample")
+        codes = estimator._encode_tasks(tasks, X.shape[0], "sample",
+                                        extend=partial)
         members = [np.flatnonzero(codes == t)
                    for t in range(estimator.tasks_.shape[0])]
     if estimator.beta_ is None:
         (estimator.beta_, estimator.beta_path_,
          estimator.validation_error_path_) = estimator._choose_beta(X, y)
-    triplets = [rows[_task_triplets(estimator, X[rows], y[rows], task)]
+    triplets = [rows[_task_triplets(estimator, X[rows], y[rows], task,
+                                    partial)]
                 for task, rows in zip(
                     [None] if tasks is None else estimator.tasks_, members)]
-    basis = estimator._make_basis(X.shape[1], lambda t, n: lda_basis(
-        X[members[t]], y[members[t]], n, random_state=estimator._rng),
+    basis = estimator.basis_ if partial else estimator._make_basis(
+        X.shape[1], lambda t, n: lda_basis(
+            X[members[t]], y[members[t]], n, random_state=estimator._rng),
         len(members))
     offsets = np.concatenate([[0], np.cumsum([t.shape[0] for t in triplets])])
     return X, np.concatenate(triplets), offsets, basis
 
 
-def _task_triplets(estimator, X, y, task):
-    """The triplets of one task's points; errors name the task."""
+def _task_triplets(estimator, X, y, task, partial=False):
+    """The triplets of one task's points; errors name the task.
+
+    In a later batch of ``partial_fit`` (``partial``), points that give no
+    triplet give an empty set instead of an error.
+    """
+    if partial:
+        if np.unique(y).shape[0] < 2:
+            return np.zeros((0, 3), dtype=np.intp)
+        try:
+            return triplets_from_labels(X, y, estimator.k_genuine,
+                                        estimator.k_impostor)
+        except ValueError:
+            return np.zeros((0, 3), dtype=np.intp)
     if task is None:
         return triplets_from_labels(X, y, estimator.k_genuine,
                                     estimator.k_impostor)
@@ -413,3 +490,55 @@ class _FromLabels:
         """
         self._start_fit()
         return self._fit_problem(*supervised_problem(self, X, y))
+
+
+class _IncrementalFromTriplets:
+    """``partial_fit(triplets)``, for the global model (not the local one,
+    whose kernel embedding needs every training point at once)."""
+
+    @single_threaded
+    def partial_fit(self, triplets):
+        """Learn from one more batch of triplets (incremental fitting).
+
+        The first call builds the basis from its batch (or takes the
+        ``basis`` array); every call takes RDA steps (up to ``max_iter``,
+        with the stopping rule on its batch) from the running state of the
+        earlier calls, or of ``fit``. The exact phase is not run.
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+
+        Returns
+        -------
+        self
+        """
+        return self._partial_fit(triplet_problem, triplets)
+
+
+class _IncrementalFromLabels:
+    """``partial_fit(X, y)``, for the global model."""
+
+    @single_threaded
+    def partial_fit(self, X, y):
+        """Learn from one more batch of labelled points (incremental fitting).
+
+        The first call resolves ``beta='auto'`` and builds the basis from
+        its batch (which needs two classes), as ``fit`` does; every call
+        mines the triplets of its own batch (a class may appear in any
+        batch) and takes RDA steps (up to ``max_iter``, with the stopping
+        rule on its batch) from the running state of the earlier calls, or
+        of ``fit``. The exact phase is not run. A batch that gives no
+        triplet leaves the model unchanged, with a warning.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        return self._partial_fit(supervised_problem, X, y)

@@ -187,13 +187,15 @@ class SquaredDifferences:
         return total
 
 
-def scaled_differences(X, basis, pairs, **kwargs):
+def scaled_differences(X, basis, pairs, unit=None, **kwargs):
     """``SquaredDifferences`` of ``X`` at unit scale, and the factor ``f``.
 
     The rows are ``f**2`` times those of ``X`` (see :func:`unit_scale`):
-    a solver's weights on them are ``1 / f**2`` times the user's.
+    a solver's weights on them are ``1 / f**2`` times the user's. A given
+    ``unit`` is used instead (later batches of ``partial_fit`` keep the
+    first one's).
     """
-    unit = unit_scale(X)
+    unit = unit_scale(X) if unit is None else unit
     return SquaredDifferences(X @ (basis.T * unit), pairs, **kwargs), unit
 
 
@@ -226,8 +228,10 @@ def objective(differences, triplet_pairs, task_offsets, weights, beta):
                        else (offsets[task], offsets[task + 1]))
         task_distances = differences.distances(weights[task], start, stop)[0]
         own = triplet_pairs[task_offsets[task]:task_offsets[task + 1]] - start
-        margins = 1.0 + task_distances[own[:, 0]] - task_distances[own[:, 1]]
-        loss += np.maximum(margins, 0).mean()
+        if own.shape[0]:
+            margins = (1.0 + task_distances[own[:, 0]]
+                       - task_distances[own[:, 1]])
+            loss += np.maximum(margins, 0).mean()
     return loss + beta * np.linalg.norm(weights, axis=0).sum(), loss
 
 
@@ -258,6 +262,27 @@ class SolverResult:
     converged: bool
     history: list = field(default_factory=list)
     dual_gap: float = float("nan")
+    state: object = None
+
+
+@dataclass
+class RDAState:
+    """What RDA carries from one call to the next (``partial_fit``).
+
+    Attributes
+    ----------
+    mean_gradient : ndarray of shape (T, K)
+        :math:`\bar G_t`, in the solver's rescaled units.
+    iteration : int
+        :math:`t`, the steps taken so far.
+    scale : float
+        The unit :math:`s` of the triplet vectors (fixed by the first call,
+        so that every call works in the same units).
+    """
+
+    mean_gradient: np.ndarray
+    iteration: int
+    scale: float
 
 
 def report(name, verbose, message):
@@ -290,11 +315,14 @@ class Monitor:
     tol : float, default=0.0
     n_iter_no_change : int, default=1
     stall_above : float, default=inf
+    keep_best : bool, default=True
+        False: the result is the last iterate (``partial_fit``'s epochs).
     """
 
     def __init__(self, name, verbose, weights, value, n_active, tol=0.0,
-                 n_iter_no_change=1, stall_above=np.inf):
+                 n_iter_no_change=1, stall_above=np.inf, keep_best=True):
         self.name = name
+        self.keep_best = keep_best
         self.verbose = verbose
         self.start = time.perf_counter()
         self.tol = tol
@@ -334,7 +362,7 @@ class Monitor:
             self.stalled = 0
         elif best.objective < self.stall_above or n_active == 0:
             self.stalled += 1
-        if value < best.objective:
+        if value < best.objective or not self.keep_best:
             best.weights, best.objective = weights(), value
         best.converged = self.stalled >= self.n_iter_no_change
         return best.converged
@@ -365,7 +393,8 @@ def triplet_scale(differences, triplet_pairs, random_state):
 
 def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
         batch_size=32, max_iter=20000, eval_every=250, tol=1e-3,
-        n_iter_no_change=4, random_state=None, verbose=False, name="SCML"):
+        n_iter_no_change=4, random_state=None, verbose=False, name="SCML",
+        state=None, keep_best=True):
     r"""Regularized dual averaging for SCML-Global and mt-SCML.
 
     Each iteration draws ``batch_size`` triplets from every task (so a small
@@ -407,29 +436,55 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     verbose : bool, default=False
     name : str
         Prefix of the progress table.
+    state : RDAState, default=None
+        Continue from an earlier call (on other triplets of the same
+        problem, as ``partial_fit`` does): its :math:`\bar G_t`, :math:`t`
+        and units. A task without triplets in this call takes zero
+        subgradients, so its average decays as in one long run where it
+        drew no violated triplet. Up to ``max_iter`` more steps are taken.
+    keep_best : bool, default=True
+        Return the best evaluated iterate; False: the last one.
 
     Returns
     -------
     SolverResult
+        ``state`` holds the :class:`RDAState` after the last step.
     """
     rng = check_random_state(random_state)
     task_offsets = np.asarray(task_offsets)
     task_sizes = np.diff(task_offsets)
     n_tasks, n_basis = task_sizes.shape[0], differences.n_features
 
-    scale = triplet_scale(differences, triplet_pairs, rng)
+    if state is None:
+        scale = triplet_scale(differences, triplet_pairs, rng)
+        mean_gradient = np.zeros((n_tasks, n_basis))
+        start = 0
+    else:
+        scale, start = state.scale, state.iteration
+        mean_gradient = state.mean_gradient.copy()
     scaled_beta = beta / scale
-
-    weights = np.zeros((n_tasks, n_basis))
-    mean_gradient = np.zeros((n_tasks, n_basis))
-    monitor = Monitor(name, verbose, weights, float(n_tasks), 0, tol,
-                      n_iter_no_change, stall_above=n_tasks)
-    iteration = 0
-    while iteration < max_iter:
-        block = min(eval_every, max_iter - iteration)
+    growth = np.sqrt(start) / gamma
+    weights = group_soft_threshold(-growth * mean_gradient,
+                                   growth * scaled_beta,
+                                   nonnegative=True) / scale
+    value = (float(n_tasks) if state is None else
+             objective(differences, triplet_pairs, task_offsets, weights,
+                       beta)[0])
+    monitor = Monitor(name, verbose, weights, value,
+                      int(np.count_nonzero(weights.any(axis=0))), tol,
+                      n_iter_no_change, stall_above=n_tasks,
+                      keep_best=keep_best)
+    # Tasks without triplets here (partial_fit) draw nothing: their rows
+    # take zero steps.
+    present = task_sizes > 0
+    iteration = start
+    while iteration < start + max_iter:
+        block = min(eval_every, start + max_iter - iteration)
         draws = (rng.random_sample((block, n_tasks, batch_size))
                  * task_sizes[None, :, None]).astype(np.intp)
         draws += task_offsets[None, :-1, None]
+        if not present.all():
+            np.minimum(draws, triplet_pairs.shape[0] - 1, out=draws)
         for rows in draws:
             iteration += 1
             chosen = triplet_pairs[rows]                        # (T, b, 2)
@@ -441,6 +496,8 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
                         > -1.0).astype(gradients.dtype)          # (T, b, 1)
             step = (np.swapaxes(violated, 1, 2) @ gradients)[:, 0] / (
                 batch_size * scale)
+            if not present.all():
+                step[~present] = 0.0
             mean_gradient += (step - mean_gradient) / iteration
             growth = np.sqrt(iteration) / gamma
             weights = group_soft_threshold(-growth * mean_gradient,
@@ -452,7 +509,9 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
                           int(np.count_nonzero(weights.any(axis=0))),
                           weights.copy):
             break
-    return monitor.finish(iteration)
+    result = monitor.finish(iteration)
+    result.state = RDAState(mean_gradient, iteration, scale)
+    return result
 
 
 def components_from_weights(weights, basis):

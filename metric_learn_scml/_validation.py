@@ -286,19 +286,32 @@ def check_scale(estimator, X):
                 "divide" if large else "multiply"))
 
 
-def validate_triplets(estimator, triplets):
+def check_n_features(estimator, n_features, reset):
+    """Set ``n_features_in_`` (``reset``) or check the data against it."""
+    if reset:
+        estimator.n_features_in_ = n_features
+    elif n_features != estimator.n_features_in_:
+        raise ValueError(
+            "X has %d features, but %s is expecting %d features as input "
+            "(partial_fit takes batches of the features of the first)." % (
+                n_features, type(estimator).__name__,
+                estimator.n_features_in_))
+
+
+def validate_triplets(estimator, triplets, reset=True):
     """Check triplets for a weakly supervised learner; set ``n_features_in_``.
 
     Triplets of points, or of indices with a ``preprocessor``, go through
     metric-learn's ``check_input`` and become index triplets into their
     distinct points (``triplets_to_indices``), which :func:`check_scale`
-    checks. Returns ``(indices, X)``.
+    checks. Returns ``(indices, X)``. Without ``reset`` (later batches of
+    ``partial_fit``), the features must match ``n_features_in_``.
     """
     triplets = checked_input(estimator, triplets, type_of_inputs="tuples",
                              tuple_size=3, dtype=np.float64)
     indices, X = triplets_to_indices(triplets)
     check_scale(estimator, X)
-    estimator.n_features_in_ = X.shape[1]
+    check_n_features(estimator, X.shape[1], reset)
     return indices, X
 
 
@@ -336,14 +349,16 @@ def check_points(estimator, X):
     return X
 
 
-def validate_supervised(estimator, X, y):
+def validate_supervised(estimator, X, y, reset=True):
     """Check ``(X, y)`` for a supervised learner; set ``n_features_in_``.
 
     Points go through scikit-learn's ``validate_data`` (finite, 2-D, at
     least two samples, converted to float64) and :func:`check_scale`; with
     a ``preprocessor``, metric-learn's ``check_input`` first turns indices
     into points. Labels must be class labels (``type_of_target`` binary or
-    multiclass, not continuous values) of at least two classes.
+    multiclass, not continuous values) of at least two classes, except in
+    the later batches of ``partial_fit`` (no ``reset``: the features must
+    match, and a batch of one class teaches nothing but is no error).
     """
     if y is None:
         # scikit-learn's words, which its check_requires_y_none looks for.
@@ -353,11 +368,11 @@ def validate_supervised(estimator, X, y):
     if estimator.preprocessor_ is None:
         check_formed_points(estimator, X)
         X, y = validate_data(estimator, X, y, dtype=np.float64,
-                             ensure_min_samples=2)
+                             ensure_min_samples=2, reset=reset)
     else:
         X, y = checked_input(estimator, X, y=y, type_of_inputs="classic",
                              dtype=np.float64, ensure_min_samples=2)
-        estimator.n_features_in_ = X.shape[1]
+        check_n_features(estimator, X.shape[1], reset)
     kind = type_of_target(y, input_name="y")
     if kind not in ("binary", "multiclass"):
         raise ValueError(
@@ -366,7 +381,7 @@ def validate_supervised(estimator, X, y):
             "first (e.g. with sklearn.preprocessing.KBinsDiscretizer), or give "
             "SCML triplets directly." % (kind, type(estimator).__name__))
     check_scale(estimator, X)
-    if np.unique(y).shape[0] < 2:
+    if reset and np.unique(y).shape[0] < 2:
         raise ValueError(
             "y has a single class (%r): %s needs at least two classes to "
             "build triplet constraints." % (y[0], type(estimator).__name__))

@@ -61,7 +61,11 @@ class _LocalModel(_SCMLEstimator):
     }
 
     def _fit_problem(self, X, triplets, task_offsets, basis):
-        """Global stage, kernel PCA embedding, then forward-backward."""
+        """Global stage, kernel PCA embedding, then forward-backward.
+
+        (No ``partial_fit``: the kernel PCA embedding is fitted on the
+        training points, so the local stage needs them all at once.)
+        """
         name = type(self).__name__
         global_weights = self._solve(X, triplets, task_offsets, basis)[0, :]
         basis = self.basis_

@@ -129,9 +129,11 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
     gives one task's metric as one.
     """
 
-    def _fit_problem(self, X, triplets, task_offsets, basis):
+    def _fit_problem(self, X, triplets, task_offsets, basis,
+                     incremental=False):
         """Learn ``W`` on index triplets grouped by task (see ``_solve``)."""
-        self.weights_ = self._solve(X, triplets, task_offsets, basis)
+        self.weights_ = self._solve(X, triplets, task_offsets, basis,
+                                    incremental)
         active = self.weights_.any(axis=0)
         self.active_basis_ = np.flatnonzero(active)
         self.n_active_basis_ = int(active.sum())
@@ -335,6 +337,27 @@ default='lda'
         self._start_fit()
         return self._fit_problem(*supervised_problem(self, X, y, tasks))
 
+    @single_threaded
+    def partial_fit(self, X, y, tasks):
+        """Learn from one more batch of labelled points (incremental fitting).
+
+        As :meth:`SCML_Supervised.partial_fit`, with each task's triplets
+        mined within the batch. A task seen first in a later batch joins
+        ``tasks_`` with zero weights (the basis stays the first batch's);
+        a task absent from a batch takes no step.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        tasks : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : MultiTaskSCML_Supervised
+        """
+        return self._partial_fit(supervised_problem, X, y, tasks)
+
 
 class MultiTaskSCML(_BaseMultiTaskSCML, _TripletsClassifierMixin):
     __doc__ = r"""Multi-task Sparse Compositional Metric Learning from triplets (mt-SCML).
@@ -419,6 +442,26 @@ default='triplet_diffs'
         """
         self._start_fit()
         return self._fit_problem(*triplet_problem(self, triplets, tasks))
+
+    @single_threaded
+    def partial_fit(self, triplets, tasks):
+        """Learn from one more batch of triplets (incremental fitting).
+
+        As :meth:`SCML.partial_fit`; a task seen first in a later batch
+        joins ``tasks_`` with zero weights, and a task absent from a batch
+        takes no step.
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+        tasks : array-like of shape (n_triplets,)
+
+        Returns
+        -------
+        self : MultiTaskSCML
+        """
+        return self._partial_fit(triplet_problem, triplets, tasks)
 
     def decision_function(self, triplets, tasks):
         """``d_t(a, c) - d_t(a, b)`` for each triplet under its task's metric.

@@ -346,3 +346,49 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         """Mean accuracy (``tasks`` for multi-task models)."""
         return accuracy_score(y, self.predict(X, tasks),
                               sample_weight=sample_weight)
+
+
+def knn_scorer(estimator, X, y, n_neighbors=3):
+    """Leave-one-out k-NN accuracy of ``y`` under a fitted global metric.
+
+    A scorer (``scorer(estimator, X, y)``) for learners of one linear
+    metric, which have no ``score`` of their own: each point of ``X`` is
+    classified by its ``n_neighbors`` nearest other points of ``X`` in the
+    space of ``estimator.transform``, as the paper evaluates. Pass it as
+    ``scoring=`` to ``GridSearchCV``, ``cross_val_score`` or dask-ml's
+    ``Incremental``.
+
+    Parameters
+    ----------
+    estimator : fitted estimator with ``transform``
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    n_neighbors : int, default=3
+
+    Returns
+    -------
+    accuracy : float
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from metric_learn_scml import SCML_Supervised, knn_scorer
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = SCML_Supervised(beta=1e-3, random_state=0).fit(X, y)
+    >>> bool(knn_scorer(model, X, y) > 0.9)
+    True
+    """
+    validate_value("n_neighbors", n_neighbors, [Interval("int", low=1)])
+    embedded = estimator.transform(X)
+    y = np.asarray(y)
+    if n_neighbors >= y.shape[0]:
+        raise ValueError(
+            "n_neighbors=%d needs more than %d points to score: give more "
+            "points or decrease n_neighbors." % (n_neighbors, y.shape[0]))
+    knn = KNeighborsClassifier(n_neighbors).fit(embedded, y)
+    # kneighbors() without X leaves each point out of its own neighbours.
+    neighbours = knn.kneighbors(return_distance=False)
+    classes, codes = np.unique(y, return_inverse=True)
+    votes = np.zeros((y.shape[0], classes.shape[0]))
+    np.add.at(votes, (np.arange(y.shape[0])[:, None], codes[neighbours]), 1)
+    return float(np.mean(votes.argmax(axis=1) == codes))

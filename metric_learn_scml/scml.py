@@ -16,14 +16,15 @@ by regularized dual averaging (:mod:`metric_learn_scml._solvers`).
 from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from ._base import (_FromLabels, _FromTriplets, _LinearMetric, _SCMLEstimator,
+from ._base import (_FromLabels, _FromTriplets, _IncrementalFromLabels,
+                    _IncrementalFromTriplets, _LinearMetric, _SCMLEstimator,
                     store_parameters)
 from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
                     attributes, parameters)
 
 
-class SCML(_FromTriplets, _LinearMetric, _SCMLEstimator,
-           _TripletsClassifierMixin):
+class SCML(_IncrementalFromTriplets, _FromTriplets, _LinearMetric,
+           _SCMLEstimator, _TripletsClassifierMixin):
     __doc__ = r"""Sparse Compositional Metric Learning from triplets (SCML-Global).
 
     Learns :math:`M = \sum_k w_k b_k b_k^T` with sparse :math:`w \ge 0` so
@@ -82,7 +83,8 @@ class SCML(_FromTriplets, _LinearMetric, _SCMLEstimator,
 
 
 class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                      _FromLabels, _LinearMetric, _SCMLEstimator):
+                      _IncrementalFromLabels, _FromLabels, _LinearMetric,
+                      _SCMLEstimator):
     __doc__ = r"""Sparse Compositional Metric Learning from class labels (SCML-Global).
 
     Builds triplets from the labels (for every point, its ``k_genuine``

@@ -1,0 +1,160 @@
+"""partial_fit: the RDA state carries over, batches mine their own triplets."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.neighbors import KNeighborsClassifier
+
+from metric_learn_scml import (SCML, MultiTaskSCML, MultiTaskSCML_Supervised,
+                               SCML_Supervised)
+from metric_learn_scml._solvers import rda, scaled_differences
+from metric_learn_scml._triplets import pair_index, triplets_from_labels
+
+FAST = dict(beta=1e-4, random_state=0)
+
+
+def test_rda_continued_from_its_state_is_one_long_run():
+    # k steps, then m more from the returned state with the same random
+    # stream, are the k + m steps of one run (same draws, same averages).
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(80, 3), rng.randint(0, 3, 80)
+    triplets = triplets_from_labels(X, y)
+    pairs, triplet_pairs = pair_index(triplets)
+    differences, _ = scaled_differences(X, rng.randn(12, 3), pairs)
+    offsets = [0, triplets.shape[0]]
+    common = dict(beta=1e-3, batch_size=8, keep_best=False)
+    whole = rda(differences, triplet_pairs, offsets, max_iter=70,
+                eval_every=30, random_state=np.random.RandomState(1), **common)
+    stream = np.random.RandomState(1)
+    first = rda(differences, triplet_pairs, offsets, max_iter=30,
+                eval_every=30, random_state=stream, **common)
+    rest = rda(differences, triplet_pairs, offsets, max_iter=40,
+               eval_every=40, random_state=stream, state=first.state,
+               **common)
+    assert rest.n_iter == whole.n_iter == 70
+    np.testing.assert_allclose(rest.weights, whole.weights, rtol=1e-12)
+    np.testing.assert_allclose(rest.state.mean_gradient,
+                               whole.state.mean_gradient, rtol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_classification(4000, 8, n_informative=6, n_redundant=0,
+                               n_classes=4, n_clusters_per_class=2,
+                               class_sep=0.8, random_state=0)
+    X = (X - X.mean(0)) / X.std(0)
+    return X[:3000], y[:3000], X[3000:], y[3000:]
+
+
+def knn_error(model, X, y, X_test, y_test):
+    transform = (lambda Z: Z) if model is None else model.transform
+    knn = KNeighborsClassifier(3).fit(transform(X), y)
+    return 1 - knn.score(transform(X_test), y_test)
+
+
+def test_partial_fit_over_batches_learns_a_metric_that_beats_euclidean(blobs):
+    X, y, X_test, y_test = blobs
+    model = SCML_Supervised(**FAST)
+    for batch in np.array_split(np.arange(X.shape[0]), 5):
+        model.partial_fit(X[batch], y[batch])
+    full = SCML_Supervised(**FAST).fit(X, y)
+    euclidean = knn_error(None, X, y, X_test, y_test)
+    incremental = knn_error(model, X, y, X_test, y_test)
+    assert incremental < euclidean - 0.02
+    assert incremental < knn_error(full, X, y, X_test, y_test) + 0.02
+    assert model.n_iter_ == model._rda_state.iteration
+    np.testing.assert_allclose(model.components_.T @ model.components_,
+                               model.get_mahalanobis_matrix())
+
+
+def test_partial_fit_keeps_the_first_basis_and_continues_a_fit(blobs):
+    X, y, _, _ = blobs
+    model = SCML_Supervised(**FAST).fit(X[:1000], y[:1000])
+    basis, steps = model.basis_.copy(), model._rda_state.iteration
+    model.partial_fit(X[1000:2000], y[1000:2000])
+    np.testing.assert_array_equal(model.basis_, basis)
+    assert model._rda_state.iteration > steps
+    # A fresh fit starts over.
+    assert SCML_Supervised(**FAST).fit(X[:1000], y[:1000]) \
+        ._rda_state.iteration == steps
+
+
+def test_a_class_first_seen_in_a_later_batch_is_learned(blobs):
+    X, y, _, _ = blobs
+    model = SCML_Supervised(**FAST).partial_fit(X[y < 2], y[y < 2])
+    before = model.weights_.copy()
+    later = (y >= 1)
+    model.partial_fit(X[later], y[later])
+    assert not np.array_equal(model.weights_, before)
+
+
+def test_a_batch_without_triplets_leaves_the_model_unchanged(blobs):
+    X, y, _, _ = blobs
+    model = SCML_Supervised(**FAST).partial_fit(X[:500], y[:500])
+    weights = model.weights_.copy()
+    one_class = y == 0
+    with pytest.warns(UserWarning, match="gives no triplet"):
+        model.partial_fit(X[one_class][:50], y[one_class][:50])
+    np.testing.assert_array_equal(model.weights_, weights)
+
+
+def test_later_batches_must_have_the_first_batch_features(blobs):
+    X, y, _, _ = blobs
+    model = SCML_Supervised(**FAST).partial_fit(X[:500], y[:500])
+    with pytest.raises(ValueError, match="expecting 8 features"):
+        model.partial_fit(X[500:1000, :5], y[500:1000])
+
+
+def test_first_batch_needs_two_classes(blobs):
+    X, y, _, _ = blobs
+    with pytest.raises(ValueError, match="single class"):
+        SCML_Supervised(**FAST).partial_fit(X[y == 0], y[y == 0])
+
+
+def test_multitask_partial_fit_adds_a_task_seen_later(blobs):
+    X, y, _, _ = blobs
+    tasks = np.where(X[:, 0] > 0, "right", "left")
+    first = tasks[:1500] == "left"
+    model = MultiTaskSCML_Supervised(**FAST).partial_fit(
+        X[:1500][first], y[:1500][first], tasks[:1500][first])
+    assert model.tasks_.tolist() == ["left"]
+    left = model.weights_[0].copy()
+    model.partial_fit(X[1500:], y[1500:], tasks[1500:])
+    assert model.tasks_.tolist() == ["left", "right"]
+    assert model.weights_.shape == (2, model.basis_.shape[0])
+    assert model.weights_[1].any() and not np.array_equal(model.weights_[0],
+                                                          left)
+    # A task absent from a batch takes zero steps: its average gradient
+    # only decays by t / (t + steps), as in one run where it drew nothing.
+    state = model._rda_state
+    left, steps = state.mean_gradient[0].copy(), state.iteration
+    only_right = tasks[:1500] == "right"
+    model.partial_fit(X[:1500][only_right], y[:1500][only_right],
+                      tasks[:1500][only_right])
+    np.testing.assert_allclose(
+        model._rda_state.mean_gradient[0],
+        left * steps / model._rda_state.iteration, rtol=1e-10)
+
+
+def test_weakly_supervised_partial_fit():
+    # "b is closer to a than c is" on the first two features; the third
+    # is loud noise, which the Euclidean distance is misled by.
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 3) * [1.0, 1.0, 5.0]
+    index = rng.randint(0, 300, size=(6000, 3))
+    gap = ((X[index[:, [0]]] - X[index[:, 1:]])[..., :2] ** 2).sum(-1)
+    swap = gap[:, 0] > gap[:, 1]
+    index[swap, 1:] = index[swap, 1:][:, ::-1]
+    triplets, test = X[index[:4500]], X[index[4500:]]
+    euclidean = np.mean(((test[:, 0] - test[:, 1]) ** 2).sum(-1)
+                        < ((test[:, 0] - test[:, 2]) ** 2).sum(-1))
+    model = SCML(**FAST)
+    for batch in np.array_split(np.arange(4500), 3):
+        model.partial_fit(triplets[batch])
+    assert model.score(test) > max(0.9, euclidean + 0.1)
+    tasks = np.tile(["a", "b"], 2250)
+    mt = MultiTaskSCML(**FAST)
+    for batch in np.array_split(np.arange(4500), 3):
+        mt.partial_fit(triplets[batch], tasks[batch])
+    assert mt.tasks_.tolist() == ["a", "b"]
+    assert mt.score(test, tasks[:1500]) > max(0.9, euclidean + 0.1)
