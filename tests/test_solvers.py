@@ -204,3 +204,30 @@ def test_components_from_weights():
         M = (basis.T * w) @ basis
         np.testing.assert_allclose(L.T @ L, M, atol=1e-10)
         assert L.shape == (max(1, min(n_active, 4)), 4)
+
+
+def test_objective_sample_estimates_the_objective_of_every_task():
+    # Two tasks of different sizes: the sample keeps each task's share and
+    # its pair grouping, and its objective is the full one up to sampling
+    # error (exact when the sample is everything).
+    from metric_learn_scml._solvers import objective_sample
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(400, 4), rng.randint(0, 3, 400)
+    first = triplets_from_labels(X[:300], y[:300])
+    second = 300 + triplets_from_labels(X[300:], y[300:])
+    triplets = np.concatenate([first, second])
+    offsets = [0, len(first), len(triplets)]
+    pairs, triplet_pairs, pair_offsets = pair_index(triplets, offsets)
+    differences = SquaredDifferences(X @ rng.randn(10, 4).T, pairs,
+                                     pair_offsets=pair_offsets)
+    weights = np.abs(rng.randn(2, 10)) * 0.1
+    full = objective(differences, triplet_pairs, offsets, weights, 1e-3)
+    everything = objective_sample(differences, triplet_pairs, offsets,
+                                  len(triplets), rng)
+    np.testing.assert_allclose(objective(*everything, weights, 1e-3), full,
+                               rtol=1e-6)
+    sample = objective_sample(differences, triplet_pairs, offsets, 3000, rng)
+    shares = np.diff(sample[2])
+    assert shares.sum() == 3000 and abs(shares[0] / shares[1]
+                                        - len(first) / len(second)) < 0.01
+    assert abs(objective(*sample, weights, 1e-3)[0] - full[0]) < 0.05 * full[0]
