@@ -62,8 +62,9 @@ PARAMETERS = {
     'beta:auto': r"""    beta : 'auto' or float, default='auto'
         Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
         Larger values keep fewer basis elements. ``'auto'`` chooses it on a
-        stratified fifth of the training points held out: the rest (1,000
-        points at most) is fitted for seven values from :math:`10^{-0.5}`
+        stratified fifth of the training points held out (5,000 points at
+        most are scored): the rest (1,000 points at most) is fitted for
+        seven values from :math:`10^{-0.5}`
         to :math:`10^{-5}` times the smallest beta that keeps no element,
         and the least held-out 3-NN error wins (ties: the least held-out
         triplet error, then the larger beta); the model is then fitted on

@@ -557,3 +557,16 @@ def test_auto_beta_caps_its_fit_part_whatever_the_remainder(n_samples):
                             random_state=0).fit(X, y)
     assert model.beta_ in model.beta_path_
 
+
+
+def test_auto_beta_scores_at_most_max_validation_points(monkeypatch):
+    # The held-out errors are fractions of the points scored: with the cap
+    # at 37, k / 37 (of the 200 a fifth of 1,000 would be, a non-zero error
+    # k / 200 is never a multiple of 1 / 37).
+    from metric_learn_scml import _selection
+    monkeypatch.setattr(_selection, "MAX_VALIDATION_POINTS", 37)
+    X, y = make_blobs(1000, 4, centers=3, cluster_std=3.0, random_state=0)
+    model = SCML_Supervised(random_state=0, max_iter=500).fit(X, y)
+    scored = model.validation_error_path_ * 37
+    assert scored.max() > 0
+    np.testing.assert_allclose(scored, np.round(scored), atol=1e-9)
