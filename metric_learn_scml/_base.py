@@ -171,7 +171,8 @@ class _SCMLEstimator(_MetricLearner):
                     and not (isinstance(self.beta, str) and self.beta == "auto"))
         return self.solver == "exact"
 
-    def _solve(self, X, triplets, task_offsets, basis, incremental=False):
+    def _solve(self, X, triplets, task_offsets, basis, incremental=False,
+               warn_empty=True):
         """Run the solvers on index triplets grouped by task; return W (T, K).
 
         Task ``t`` owns ``triplets[task_offsets[t]:task_offsets[t + 1]]``.
@@ -230,7 +231,7 @@ class _SCMLEstimator(_MetricLearner):
         self.dual_gap_ = result.dual_gap
         if not (result.converged or incremental):
             warn_not_converged(self)
-        if not result.weights.any():
+        if warn_empty and not result.weights.any():
             warnings.warn(
                 "All basis weights are zero, so every distance is 0: beta=%g "
                 "is too large for this data; decrease it, or standardise the "
@@ -319,11 +320,36 @@ class _LinearMetric(MahalanobisMixin):
 
     def _fit_problem(self, X, triplets, task_offsets, basis,
                      incremental=False):
-        """Learn the weights of ``basis``; set ``components_``."""
+        """Learn the weights of ``basis``; set ``components_``.
+
+        With beta chosen from the data and a generated basis, ``fit``
+        returns the Euclidean metric when the held-out points preferred it
+        (``euclidean_fallback_``, set by the choice of beta) or when the
+        chosen beta keeps no element, rather than a worse or a zero metric.
+        """
+        fallback = (not incremental and isinstance(self.beta, str)
+                    and isinstance(self.basis, str))
+        if fallback and self.euclidean_fallback_:
+            self.n_iter_, self.objective_ = 0, float("nan")
+            self.objective_history_ = np.zeros((0, 3))
+            self.dual_gap_ = float("nan")
+            return self._euclidean(X.shape[1])
         self.weights_ = self._solve(X, triplets, task_offsets, basis,
-                                    incremental)[0]
+                                    incremental, warn_empty=not fallback)[0]
+        if fallback and not self.weights_.any():
+            self.euclidean_fallback_ = True
+            return self._euclidean(X.shape[1])
         self.n_active_basis_ = int(np.count_nonzero(self.weights_))
         self.components_ = components_from_weights(self.weights_, self.basis_)
+        return self
+
+    def _euclidean(self, n_features):
+        """The Euclidean metric as an SCML model: the coordinate axes as the
+        basis, each of weight one (so ``M = I``)."""
+        self.basis_ = np.eye(n_features)
+        self.weights_ = np.ones(n_features)
+        self.n_active_basis_ = n_features
+        self.components_ = np.eye(n_features)
         return self
 
 
@@ -379,7 +405,8 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False):
                    for t in range(estimator.tasks_.shape[0])]
     if estimator.beta_ is None:
         (estimator.beta_, estimator.beta_path_,
-         estimator.validation_error_path_) = estimator._choose_beta(X, y)
+         estimator.validation_error_path_,
+         estimator.euclidean_fallback_) = estimator._choose_beta(X, y)
     triplets = [rows[_task_triplets(estimator, X[rows], y[rows], task,
                                     partial)]
                 for task, rows in zip(

@@ -69,7 +69,12 @@ PARAMETERS = {
         and the least held-out 3-NN error wins (ties: the least held-out
         triplet error, then the larger beta); the model is then fitted on
         every point at that value (see :class:`SCML_SupervisedCV` for
-        k-fold cross-validation). The useful value moves by orders of
+        k-fold cross-validation). Where the Euclidean metric beats every
+        value on the held-out points by more than two standard errors, or
+        the chosen value keeps no element, the Euclidean metric is returned
+        (``euclidean_fallback_``; beyond the paper: on data such as the
+        KEEL titanic and marketing sets the learned metric was worse, or
+        zero). The useful value moves by orders of
         magnitude between datasets, and the rule is scale-free. A float is
         used as given (the paper's value is ``1e-5``, for standardised
         features; data scaled by ``s`` give the same metric with
@@ -109,6 +114,11 @@ PARAMETERS = {
 }
 
 ATTRIBUTES = {
+    'euclidean_fallback_': r"""    euclidean_fallback_ : bool
+        With ``beta='auto'`` and a generated basis: True when the model is
+        the Euclidean metric (``basis_`` the coordinate axes, ``weights_``
+        ones), because it did better on the held-out points or the chosen
+        beta kept no element.""",
     'components_': r"""    components_ : ndarray of shape (n_components, n_features)
         Linear map :math:`L` with :math:`M = L^T L`: the rows
         :math:`\sqrt{w_k} b_k` of the active elements when there are fewer
@@ -210,4 +220,5 @@ SOLVER = ("solver", "max_new_elements")
 LINEAR_ATTRIBUTES = ("components_", "weights_", "basis_", "n_active_basis_",
                      "beta_", "dual_gap_", "n_iter_", "objective_",
                      "objective_history_", "n_features_in_")
-AUTO_BETA_ATTRIBUTES = "beta_path_, validation_error_path_"
+AUTO_BETA_ATTRIBUTES = ("beta_path_, validation_error_path_",
+                        "euclidean_fallback_")

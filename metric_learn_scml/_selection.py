@@ -182,10 +182,14 @@ def choose_beta(estimator, X, y):
     beta : float
     betas, errors : ndarray of shape (n_betas,)
         The grid and the held-out error (fraction) at each value.
+    euclidean : bool
+        Whether the Euclidean metric did better on the held-out points
+        than every beta, by more than two standard errors
+        (:func:`euclidean_wins`).
     """
     classes, counts = np.unique(y, return_counts=True)
     n_held = int(np.ceil(VALIDATION_FRACTION * y.shape[0]))
-    empty = (FALLBACK_BETA, np.zeros(0), np.zeros(0))
+    empty = (FALLBACK_BETA, np.zeros(0), np.zeros(0), False)
     if (counts.min() < 2 or n_held < classes.shape[0]
             or y.shape[0] - n_held < 2 * classes.shape[0]):
         return empty
@@ -204,7 +208,18 @@ def choose_beta(estimator, X, y):
     if scores is None:
         return empty
     betas, errors, triplet_errors = scores
-    return best_beta(betas, errors, triplet_errors), betas, errors
+    return (best_beta(betas, errors, triplet_errors), betas, errors,
+            euclidean_wins(errors.min(), X[fit], y[fit], X[held], y[held]))
+
+
+def euclidean_wins(best_error, X_fit, y_fit, X_held, y_held):
+    """Whether the Euclidean 3-NN error of the held-out points is lower than
+    ``best_error`` by more than two of its binomial standard errors."""
+    classifier = KNeighborsClassifier(n_neighbors=min(
+        SCORE_NEIGHBOURS, X_fit.shape[0])).fit(X_fit, y_fit)
+    euclidean = 1.0 - classifier.score(X_held, y_held)
+    spread = np.sqrt(best_error * (1.0 - best_error) / y_held.shape[0])
+    return bool(euclidean < best_error - 2.0 * spread)
 
 
 def held_out_path_scores(estimator, X, y, fit, held, betas=None,

@@ -191,4 +191,4 @@ class SCML_SupervisedCV(SCML_Supervised):
         triplet_errors = np.column_stack([score[2] for score in scores])
         return (best_beta(betas, self.error_path_.mean(axis=1),
                           triplet_errors.mean(axis=1)),
-                betas, self.error_path_.mean(axis=1))
+                betas, self.error_path_.mean(axis=1), False)

@@ -111,7 +111,7 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     """ + parameters("beta:auto", *COMMON, *SOLVER) + """
 
     Attributes
-    ----------""" + attributes(*LINEAR_ATTRIBUTES, AUTO_BETA_ATTRIBUTES) + """
+    ----------""" + attributes(*LINEAR_ATTRIBUTES, *AUTO_BETA_ATTRIBUTES) + """
 
     See Also
     --------

@@ -570,3 +570,55 @@ def test_auto_beta_scores_at_most_max_validation_points(monkeypatch):
     scored = model.validation_error_path_ * 37
     assert scored.max() > 0
     np.testing.assert_allclose(scored, np.round(scored), atol=1e-9)
+
+
+def test_euclidean_wins_only_beyond_two_standard_errors():
+    from metric_learn_scml._selection import euclidean_wins
+    X_fit = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
+    y_fit = np.array([0, 0, 0, 1, 1, 1])
+    X_held = np.repeat([[0.05], [5.05]], 50, axis=0)
+    y_held = np.repeat([0, 1], 50)                  # Euclidean error 0
+    assert euclidean_wins(0.3, X_fit, y_fit, X_held, y_held)
+    # 2 SE of an error of 0.03 on 100 points is 0.034, more than the gap
+    # to Euclidean's 0; of 0.1, 0.06, less than the gap.
+    assert not euclidean_wins(0.03, X_fit, y_fit, X_held, y_held)
+    assert euclidean_wins(0.1, X_fit, y_fit, X_held, y_held)
+
+
+@pytest.mark.parametrize("cause", ["held-out", "no element"])
+def test_auto_beta_falls_back_to_the_euclidean_metric(wine_split, monkeypatch,
+                                                      cause):
+    import metric_learn_scml._base as base_module
+    import metric_learn_scml._selection as selection_module
+    X_train, X_test, y_train, _ = wine_split
+    if cause == "held-out":
+        monkeypatch.setattr(selection_module, "euclidean_wins",
+                            lambda *args: True)
+    else:
+        real = base_module.rda
+
+        def empty(*args, **kwargs):
+            result = real(*args, **kwargs)
+            result.weights[:] = 0.0
+            return result
+        monkeypatch.setattr(base_module, "rda", empty)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # no "all weights are zero" warning
+        model = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    assert model.euclidean_fallback_
+    np.testing.assert_array_equal(model.get_mahalanobis_matrix(), np.eye(13))
+    np.testing.assert_allclose(model.transform(X_test), X_test)
+    assert model.n_active_basis_ == 13 and model.weights_.shape == (13,)
+    # A given beta never falls back: it is the user's model.
+    if cause == "no element":
+        with pytest.warns(UserWarning, match="All basis weights are zero"):
+            fixed = SCML_Supervised(beta=1e-5, solver="rda",
+                                    random_state=0).fit(X_train, y_train)
+        assert not fixed.weights_.any()
+
+
+def test_auto_beta_keeps_the_learned_metric_where_it_is_better(wine_split):
+    X_train, _, y_train, _ = wine_split
+    model = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    assert not model.euclidean_fallback_
+    assert model.n_active_basis_ < model.basis_.shape[0]
