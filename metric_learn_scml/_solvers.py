@@ -97,6 +97,46 @@ def group_soft_threshold(values, threshold, nonnegative=False):
     return shrunk * scale
 
 
+# The most bytes the projections P = X B^T may take (n x K float64); beyond
+# (a million points on 1,000 elements would take 8 GB), P is never formed
+# and the differences of pairs are projected instead (FactoredProjections).
+PROJECTION_BYTES = 1 << 30
+
+
+class FactoredProjections:
+    """:math:`P = X B^T` kept as its factors, for data too large to project.
+
+    Indexing rows gives ``X[rows] @ B.T``; ``[:, columns]`` gives the
+    factored projections on those elements; :meth:`differences` gives
+    :math:`P_a - P_b = (X_a - X_b) B^T` with one product. Memory is that
+    of ``X`` and ``B``.
+    """
+
+    def __init__(self, points, basis):
+        self.points = points
+        self.basis = basis
+        self.shape = (points.shape[0], basis.shape[0])
+
+    def __getitem__(self, index):
+        if isinstance(index, tuple):
+            rows, columns = index
+            if not (isinstance(rows, slice) and rows == slice(None)):
+                raise IndexError("FactoredProjections takes [rows] or "
+                                 "[:, columns]")
+            return FactoredProjections(self.points, self.basis[columns])
+        return self.points[index] @ self.basis.T
+
+    def differences(self, first, second):
+        return (self.points[first] - self.points[second]) @ self.basis.T
+
+
+def project(X, basis):
+    """``X @ basis.T``, or its factors beyond ``PROJECTION_BYTES``."""
+    if X.shape[0] * basis.shape[0] * 8 > PROJECTION_BYTES:
+        return FactoredProjections(X, basis)
+    return X @ basis.T
+
+
 class SquaredDifferences:
     r"""Rows :math:`s_{ab} = (P_a - P_b)^2` (elementwise) for a set of pairs.
 
@@ -108,7 +148,7 @@ class SquaredDifferences:
 
     Parameters
     ----------
-    projections : ndarray of shape (n_points, K)
+    projections : ndarray of shape (n_points, K) or FactoredProjections
     pairs : ndarray of shape (n_pairs, 2) of int
     max_bytes : int, default=PAIR_TABLE_BYTES
     pair_offsets : ndarray of shape (T + 1,), default=None
@@ -137,7 +177,11 @@ class SquaredDifferences:
         """Squared differences of ``pairs`` of rows of ``projections``
         (default: all the basis' projections)."""
         projections = self.projections if projections is None else projections
-        difference = projections[pairs[..., 0]] - projections[pairs[..., 1]]
+        if isinstance(projections, FactoredProjections):
+            difference = projections.differences(pairs[..., 0], pairs[..., 1])
+        else:
+            difference = (projections[pairs[..., 0]]
+                          - projections[pairs[..., 1]])
         return np.square(difference, out=difference)
 
     def rows(self, pair_ids):
@@ -164,7 +208,9 @@ class SquaredDifferences:
         projections = None
         if active.size <= 0.75 * self.n_features:
             weights = weights[:, active]
-            projections = np.take(self.projections, active, axis=1)
+            projections = (self.projections[:, active]
+                           if isinstance(self.projections, FactoredProjections)
+                           else np.take(self.projections, active, axis=1))
         out = np.empty((weights.shape[0], stop - start))
         chunk = chunk_rows(weights.shape[1])
         for first in range(start, stop, chunk):
@@ -196,6 +242,9 @@ def scaled_differences(X, basis, pairs, unit=None, **kwargs):
     first one's).
     """
     unit = unit_scale(X) if unit is None else unit
+    if X.shape[0] * basis.shape[0] * 8 > PROJECTION_BYTES:
+        return SquaredDifferences(project(X * unit, basis), pairs,
+                                  **kwargs), unit
     return SquaredDifferences(X @ (basis.T * unit), pairs, **kwargs), unit
 
 

@@ -231,3 +231,36 @@ def test_objective_sample_estimates_the_objective_of_every_task():
     assert shares.sum() == 3000 and abs(shares[0] / shares[1]
                                         - len(first) / len(second)) < 0.01
     assert abs(objective(*sample, weights, 1e-3)[0] - full[0]) < 0.05 * full[0]
+
+
+def test_factored_projections_give_the_same_differences():
+    # Beyond PROJECTION_BYTES, P = X B^T is kept as its factors: rows,
+    # tables, distances and column subsets must agree with the dense P.
+    from metric_learn_scml._solvers import FactoredProjections
+    rng = np.random.RandomState(0)
+    X, basis = rng.randn(50, 4), rng.randn(9, 4)
+    pairs = rng.randint(0, 50, size=(70, 2))
+    dense = SquaredDifferences(X @ basis.T, pairs, max_bytes=0)
+    factored = SquaredDifferences(FactoredProjections(X, basis), pairs,
+                                  max_bytes=0)
+    tabled = SquaredDifferences(FactoredProjections(X, basis), pairs)
+    ids = rng.randint(0, 70, size=(3, 5))
+    np.testing.assert_allclose(factored.rows(ids), dense.rows(ids),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(tabled.rows(ids), dense.rows(ids), rtol=1e-6)
+    weights = np.abs(rng.randn(2, 9)) * (rng.rand(2, 9) > 0.6)
+    np.testing.assert_allclose(factored.distances(weights),
+                               dense.distances(weights), rtol=1e-10)
+    columns = FactoredProjections(X, basis)[:, [1, 4]]
+    np.testing.assert_allclose(columns[np.arange(50)], (X @ basis.T)[:, [1, 4]])
+
+
+def test_large_data_are_never_projected(monkeypatch):
+    import metric_learn_scml._solvers as solvers
+    from metric_learn_scml._solvers import FactoredProjections
+    monkeypatch.setattr(solvers, "PROJECTION_BYTES", 1000)
+    rng = np.random.RandomState(0)
+    X = rng.randn(200, 3)
+    differences, unit = solvers.scaled_differences(
+        X, rng.randn(8, 3), rng.randint(0, 200, size=(30, 2)))
+    assert isinstance(differences.projections, FactoredProjections)
