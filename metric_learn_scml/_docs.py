@@ -66,8 +66,9 @@ PARAMETERS = {
         most are scored): the rest (1,000 points at most) is fitted for
         seven values from :math:`10^{-0.5}`
         to :math:`10^{-5}` times the smallest beta that keeps no element,
-        and the least held-out 3-NN error wins (ties: the least held-out
-        triplet error, then the larger beta); the model is then fitted on
+        and, among the values whose held-out 3-NN error is within half a
+        standard error of the least, the least error on held-out triplets
+        wins (then the larger beta); the model is then fitted on
         every point at that value (see :class:`SCML_SupervisedCV` for
         k-fold cross-validation). Where the Euclidean metric beats every
         value on the held-out points by more than two standard errors, or

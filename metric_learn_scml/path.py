@@ -93,9 +93,11 @@ class SCML_SupervisedCV(SCML_Supervised):
     ``beta_max`` of the whole training set (the smallest beta that keeps no
     element), unless ``betas`` is given. Each of the ``cv`` stratified folds
     builds its basis and triplets from its training part, fits the grid by
-    RDA, and scores each value by the 3-NN error of its held-out points
-    (ties: the error on held-out triplets, then the larger beta). The model
-    is then fitted on all the points at the best mean, as
+    RDA, and scores each value by the 3-NN error of its held-out points;
+    among the values whose mean error is within half a standard error of
+    the least, the least mean error on held-out triplets wins (then the
+    larger beta), as for ``beta='auto'``. The model is then fitted on all
+    the points at that value, as
     ``SCML_Supervised(beta=beta_)``.
 
     Parameters
@@ -189,6 +191,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         self.betas_ = betas
         self.error_path_ = np.column_stack([score[1] for score in scores])
         triplet_errors = np.column_stack([score[2] for score in scores])
+        # Every point is held out once: the mean error is over all of them.
         return (best_beta(betas, self.error_path_.mean(axis=1),
-                          triplet_errors.mean(axis=1)),
+                          triplet_errors.mean(axis=1), y.shape[0]),
                 betas, self.error_path_.mean(axis=1), False)

@@ -52,12 +52,14 @@ def test_path_given_betas_are_sorted_decreasing(wine):
     assert weights[0].sum() <= weights[2].sum()
 
 
-def test_cv_chooses_the_least_mean_held_out_error(wine):
+def test_cv_chooses_near_the_least_mean_held_out_error(wine):
+    from metric_learn_scml._selection import ERROR_BAND
     X, y = wine
     model = SCML_SupervisedCV(**FAST_CV).fit(X, y)
     assert model.error_path_.shape == (3, 2)
     mean = model.error_path_.mean(axis=1)
-    assert mean[list(model.betas_).index(model.beta_)] == mean.min()
+    band = ERROR_BAND * np.sqrt(mean.min() * (1 - mean.min()) / len(y))
+    assert mean[list(model.betas_).index(model.beta_)] <= mean.min() + band
     assert model.n_active_basis_ > 0
     # beta was chosen among RDA's models, and the refit is RDA's too (as
     # SCML_Supervised(beta='auto')); solver='exact' certifies it
