@@ -105,7 +105,7 @@ def neighbourhood_scales(n_features):
 
 
 def discriminant_directions(within_rows, between_factor, n_directions,
-                            shrink=True):
+                            shrink=True, unit_rows=True):
     r"""Leading generalised eigenvectors of :math:`(H H^T, S_w + \rho I)`.
 
     :math:`S_w = C^T C` is given by its rows :math:`C` (``m x D``) and
@@ -136,6 +136,10 @@ def discriminant_directions(within_rows, between_factor, n_directions,
     shrink : bool, default=True
         Ledoit-Wolf shrinkage of :math:`S_w`; without it :math:`\rho` is
         ``RIDGE`` times the mean eigenvalue.
+    unit_rows : bool, default=True
+        False returns every region's rows unscaled, none dropped, for
+        :func:`unit_nonzero_rows` to finish over several blocks of regions
+        (its cut is relative to the strongest row of all of them).
 
     Returns
     -------
@@ -168,9 +172,44 @@ def discriminant_directions(within_rows, between_factor, n_directions,
     n_directions = min(n_directions, n_features, vectors.shape[-1])
     directions = solved @ vectors[:, :, ::-1][:, :, :n_directions]
     directions = np.swapaxes(directions, 1, 2).reshape(-1, n_features)
+    return unit_nonzero_rows(directions) if unit_rows else directions
+
+
+def unit_nonzero_rows(directions):
+    """``directions`` scaled to unit rows, less the zero and non-finite ones.
+
+    A row counts as zero below ``1e-12`` times the largest row norm.
+    """
     norms = np.linalg.norm(directions, axis=1)
     keep = np.isfinite(norms) & (norms > 1e-12 * max(norms.max(), 1e-300))
     return directions[keep] / norms[keep, None]
+
+
+# Float64 elements of the per-region arrays built at once (32 MiB): a
+# block of regions holds its points and the solve's square matrices.
+REGION_BLOCK_ELEMENTS = 1 << 22
+
+
+def region_blocks(n_regions, n_rows, n_features):
+    r"""Slices of regions whose arrays fit in :data:`REGION_BLOCK_ELEMENTS`.
+
+    A region of :math:`m` rows in :math:`D` dimensions holds its
+    ``m x D`` rows (and their centred copy) and the square matrix of
+    :func:`discriminant_directions`' solve, ``min(m, D)`` on a side. All
+    regions at once would hold ``n_regions * m * D`` values, many times the
+    data when ``D`` is large (every region takes ``J`` points of every
+    class); in blocks, the peak is a few blocks, whatever the number of
+    regions. Every region is solved on its own (batched BLAS and LAPACK
+    calls loop over regions), so the blocks change no result.
+
+    Yields
+    ------
+    block : slice
+    """
+    per_region = n_rows * n_features + min(n_rows, n_features) ** 2
+    step = max(1, REGION_BLOCK_ELEMENTS // max(per_region, 1))
+    for start in range(0, n_regions, step):
+        yield slice(start, min(start + step, n_regions))
 
 
 def region_centres(X, n_regions, random_state):
@@ -271,16 +310,19 @@ def lda_basis(X, y, n_basis, random_state=None):
         sizes = np.minimum(class_counts, scale)
         index = np.concatenate([n[:, :s] for n, s in zip(neighbours, sizes)],
                                axis=1)
-        points = X[index]                       # (regions, m, features)
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        class_means = (np.add.reduceat(points, starts, axis=1)
-                       / sizes[None, :, None])  # (regions, classes, features)
-        region_mean = (sizes @ class_means) / sizes.sum()
-        centred = points - np.repeat(class_means, sizes, axis=1)
-        between = ((class_means - region_mean[:, None, :])
-                   * np.sqrt(sizes)[None, :, None])
-        bases.append(discriminant_directions(
-            centred, np.swapaxes(between, 1, 2), num_eig))
+        directions = []
+        for block in region_blocks(index.shape[0], index.shape[1], n_features):
+            points = X[index[block]]            # (regions, m, features)
+            class_means = (np.add.reduceat(points, starts, axis=1)
+                           / sizes[None, :, None])  # (regions, classes, features)
+            region_mean = (sizes @ class_means) / sizes.sum()
+            centred = points - np.repeat(class_means, sizes, axis=1)
+            between = ((class_means - region_mean[:, None, :])
+                       * np.sqrt(sizes)[None, :, None])
+            directions.append(discriminant_directions(
+                centred, np.swapaxes(between, 1, 2), num_eig, unit_rows=False))
+        bases.append(unit_nonzero_rows(np.concatenate(directions)))
     return _trim(np.concatenate(bases), n_basis)
 
 
@@ -315,26 +357,32 @@ def triplet_basis(X, triplets, n_basis, random_state=None):
     """
     n_features = X.shape[1]
     n_directions = min(TRIPLET_DIRECTIONS, n_features)
-    anchors = X[triplets[:, 0]]
-    target_diffs = anchors - X[triplets[:, 1]]
-    impostor_diffs = anchors - X[triplets[:, 2]]
     centres = region_centres(
         X[np.unique(triplets[:, 0])],
         math.ceil(n_basis / (len(TRIPLET_SCALES) * n_directions)),
         random_state)
     largest = min(max(TRIPLET_SCALES), triplets.shape[0])
-    nearest = (NearestNeighbors(n_neighbors=largest).fit(anchors)
+    nearest = (NearestNeighbors(n_neighbors=largest).fit(X[triplets[:, 0]])
                .kneighbors(centres, return_distance=False))
     bases = []
     for scale in TRIPLET_SCALES:
         chosen = nearest[:, :min(scale, largest)]
-        targets = target_diffs[chosen]          # (regions, m, features)
-        between = np.swapaxes(impostor_diffs[chosen], 1, 2)
-        # No shrinkage: the anchor-target scatter is the signal here (small
-        # along the directions the triplets care for); shrinking it towards
-        # isotropy cost MultiTaskSCML's triplet tests 5 points of accuracy.
-        bases.append(discriminant_directions(targets, between, n_directions,
-                                             shrink=False))
+        directions = []
+        for block in region_blocks(chosen.shape[0], chosen.shape[1],
+                                   n_features):
+            # The differences of the chosen triplets only: those of every
+            # triplet would be n_triplets x n_features, several times the data.
+            regions = triplets[chosen[block]]   # (regions, m, 3)
+            anchors = X[regions[..., 0]]
+            targets = anchors - X[regions[..., 1]]
+            between = np.swapaxes(anchors - X[regions[..., 2]], 1, 2)
+            # No shrinkage: the anchor-target scatter is the signal here
+            # (small along the directions the triplets care for); shrinking it
+            # towards isotropy cost MultiTaskSCML's triplet tests 5 points of
+            # accuracy.
+            directions.append(discriminant_directions(
+                targets, between, n_directions, shrink=False, unit_rows=False))
+        bases.append(unit_nonzero_rows(np.concatenate(directions)))
     return _trim(np.concatenate(bases), n_basis)
 
 

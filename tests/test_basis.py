@@ -1,10 +1,14 @@
+import tracemalloc
+
 import numpy as np
 import pytest
 from scipy.linalg import eigh
 from sklearn.covariance import ledoit_wolf_shrinkage
 
 import metric_learn_scml._arrays as arrays_module
-from metric_learn_scml._basis import (RIDGE, default_n_basis,
+import metric_learn_scml._basis as basis_module
+from metric_learn_scml._basis import (REGION_BLOCK_ELEMENTS, RIDGE,
+                                      default_n_basis, region_blocks,
                                       discriminant_directions,
                                       distinct_elements, lda_basis,
                                       triplet_basis)
@@ -175,3 +179,45 @@ def test_default_n_basis():
     assert default_n_basis(4) == 400
     assert default_n_basis(30) == 600
     assert default_n_basis(256) == 1000
+
+
+@pytest.mark.parametrize("n_features", [4, 120])     # m >= D and m < D
+def test_region_blocks_change_no_direction(monkeypatch, n_features):
+    rng = np.random.RandomState(n_features)
+    X = rng.randn(150, n_features)
+    y = rng.randint(0, 3, 150)
+    triplets = triplets_from_labels(X, y, 3, 5)
+    whole = (lda_basis(X, y, 60, random_state=0),
+             triplet_basis(X, triplets, 60, random_state=0))
+    # one region per block
+    monkeypatch.setattr(basis_module, "REGION_BLOCK_ELEMENTS", 1)
+    blocked = (lda_basis(X, y, 60, random_state=0),
+               triplet_basis(X, triplets, 60, random_state=0))
+    for before, after in zip(whole, blocked):
+        assert before.shape == after.shape
+        np.testing.assert_allclose(after, before, rtol=0, atol=1e-10)
+
+
+def test_region_blocks_cover_every_region_once():
+    assert list(region_blocks(10, 3, 4)) == [slice(0, 10)]
+    blocks = list(region_blocks(1000, 500, 3000))
+    covered = np.concatenate([np.arange(1000)[b] for b in blocks])
+    np.testing.assert_array_equal(covered, np.arange(1000))
+    assert all((b.stop - b.start) * 500 * 3000 <= REGION_BLOCK_ELEMENTS
+               for b in blocks)
+
+
+def test_many_features_basis_peak_is_set_by_the_data():
+    # 56 regions of 300 points in 2,000 dimensions: 270 MB per array when
+    # all regions were solved at once, for 4.8 MB of data.
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 2000)
+    y = np.repeat(np.arange(10), 30)
+    tracemalloc.start()
+    try:
+        basis = lda_basis(X, y, 1000, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert basis.shape[1] == 2000
+    assert peak < 150e6
