@@ -42,7 +42,7 @@ Euclidean's 16.4 %).
 import math
 
 import numpy as np
-from sklearn.cluster import KMeans
+from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.neighbors import NearestNeighbors
 
 from ._arrays import chunk_rows
@@ -212,17 +212,40 @@ def region_blocks(n_regions, n_rows, n_features):
         yield slice(start, min(start + step, n_regions))
 
 
+# region_centres uses mini-batch k-means from this many points on (the
+# reason is in its docstring).
+MINIBATCH_MIN_SAMPLES = 20_000
+
+
 def region_centres(X, n_regions, random_state):
     """K-means centres of ``n_regions`` regions (at most one per distinct point).
+
+    Lloyd's k-means (scikit-learn's ``KMeans``, one initialisation) costs
+    ``n * n_regions * n_features`` per iteration over up to 300
+    iterations, and the iterations it needs grow with ``n`` too; from
+    :data:`MINIBATCH_MIN_SAMPLES` points on, ``MiniBatchKMeans`` (Sculley,
+    2010) takes its steps on batches of 1,024 points and stops when they no
+    longer improve the objective, a few passes over the data. Its centres
+    are slightly worse (within 2 % of Lloyd's mean squared distance on
+    10-class, 50-feature data), which matters little here: a centre only
+    picks the neighbourhood whose Fisher directions become basis elements.
+    Mini-batch k-means is the cheaper at every size measured; the
+    threshold keeps Lloyd's below it, so that earlier results (the largest
+    committed fit has 18,000 points) do not change, and is where Lloyd's
+    starts to cost over a second.
 
     Call it with thread pools limited (see ``_base.single_threaded``): the
     problems are small, and on a busy two-core machine k-means with a
     thread per core is many times slower.
     """
     n_regions = max(1, min(n_regions, distinct_rows(X)[0].shape[0]))
-    kmeans = KMeans(n_clusters=n_regions, n_init=1,
-                    random_state=random_state).fit(X)
-    return kmeans.cluster_centers_
+    if X.shape[0] >= MINIBATCH_MIN_SAMPLES:
+        kmeans = MiniBatchKMeans(n_clusters=n_regions, n_init=1,
+                                 random_state=random_state)
+    else:
+        kmeans = KMeans(n_clusters=n_regions, n_init=1,
+                        random_state=random_state)
+    return kmeans.fit(X).cluster_centers_
 
 
 # Two unit rows are one basis element when |b . c| exceeds this: then

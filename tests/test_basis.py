@@ -3,6 +3,7 @@ import tracemalloc
 import numpy as np
 import pytest
 from scipy.linalg import eigh
+from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.covariance import ledoit_wolf_shrinkage
 
 import metric_learn_scml._arrays as arrays_module
@@ -221,3 +222,19 @@ def test_many_features_basis_peak_is_set_by_the_data():
         tracemalloc.stop()
     assert basis.shape[1] == 2000
     assert peak < 150e6
+
+
+def test_region_centres_use_minibatch_kmeans_from_the_threshold(monkeypatch):
+    X = np.random.RandomState(5).randn(300, 4)
+    below = basis_module.region_centres(X, 6, random_state=0)
+    np.testing.assert_array_equal(
+        below, KMeans(6, n_init=1, random_state=0).fit(X).cluster_centers_)
+    monkeypatch.setattr(basis_module, "MINIBATCH_MIN_SAMPLES", 300)
+    above = basis_module.region_centres(X, 6, random_state=0)
+    np.testing.assert_array_equal(above, MiniBatchKMeans(
+        6, n_init=1, random_state=0).fit(X).cluster_centers_)
+    # a basis built on mini-batch regions is a basis
+    y = np.random.RandomState(6).randint(0, 3, 300)
+    basis = lda_basis(X, y, 12, random_state=0)
+    assert basis.shape[1] == 4
+    np.testing.assert_allclose(np.linalg.norm(basis, axis=1), 1)
