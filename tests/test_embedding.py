@@ -1,0 +1,99 @@
+"""The Nyström path of SCML-Local's kernel PCA embedding (the exact path is
+tested with the local learners, in test_local.py)."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from scipy.linalg import subspace_angles
+from sklearn.datasets import make_blobs
+
+import metric_learn_scml._embedding as embedding_module
+from metric_learn_scml._embedding import (NYSTROEM_MIN_SAMPLES,
+                                          KernelPCAEmbedding)
+
+
+def captured_variance(Z, W):
+    """Share of the squared norm of Z's columns within W's column span."""
+    basis, _ = np.linalg.qr(W)
+    return np.linalg.norm(basis.T @ Z) ** 2 / np.linalg.norm(Z) ** 2
+
+
+def test_nystroem_spans_nearly_the_exact_subspace():
+    X, _ = make_blobs(1500, n_features=5, centers=4, random_state=0)
+    exact = KernelPCAEmbedding(10, random_state=0, method="exact").fit(X)
+    approximate = KernelPCAEmbedding(10, random_state=0, method="nystroem",
+                                     n_landmarks=300).fit(X)
+    assert approximate.method_ == "nystroem"
+    assert approximate.bandwidth_ == pytest.approx(exact.bandwidth_, rel=0.05)
+    # the leading components (the blobs) to a fraction of a degree
+    angles = subspace_angles(exact.embedding_[:, :3],
+                             approximate.embedding_[:, :3])
+    assert np.degrees(angles).max() < 2
+    assert captured_variance(exact.embedding_, approximate.embedding_) > 0.99
+
+
+def test_nystroem_embedding_is_its_transform_and_centred():
+    rng = np.random.RandomState(0)
+    X = rng.randn(400, 3)
+    embedding = KernelPCAEmbedding(8, random_state=0, method="nystroem",
+                                   n_landmarks=50).fit(X)
+    assert embedding.n_components_ == 8
+    np.testing.assert_allclose(embedding.transform(X), embedding.embedding_,
+                               atol=1e-10)
+    np.testing.assert_allclose(embedding.embedding_.mean(axis=0), 0, atol=1e-10)
+    # components come out by decreasing variance
+    variances = embedding.embedding_.var(axis=0)
+    assert np.all(np.diff(variances) <= 1e-12)
+    new = embedding.transform(rng.randn(7, 3))
+    assert new.shape == (7, 8) and np.isfinite(new).all()
+
+
+def test_nystroem_with_few_points_and_coinciding_points():
+    X = np.random.RandomState(1).randn(6, 3)
+    few = KernelPCAEmbedding(40, method="nystroem").fit(X)   # 6 landmarks
+    assert few.n_components_ == 5
+    flat = KernelPCAEmbedding(3, method="nystroem").fit(np.ones((4, 3)))
+    assert flat.n_components_ == 0 and flat.bandwidth_ == 1.0
+    assert flat.transform(np.zeros((2, 3))).shape == (2, 0)
+
+
+def test_auto_is_exact_below_the_threshold():
+    X = np.random.RandomState(2).randn(200, 4)
+    auto = KernelPCAEmbedding(5, random_state=0).fit(X)
+    exact = KernelPCAEmbedding(5, random_state=0, method="exact").fit(X)
+    assert auto.method_ == "exact" and 200 < NYSTROEM_MIN_SAMPLES
+    np.testing.assert_array_equal(auto.embedding_, exact.embedding_)
+
+
+def test_auto_above_the_threshold_never_builds_the_n_by_n_kernel(monkeypatch):
+    n_samples, n_landmarks = 5000, 200
+    monkeypatch.setattr(embedding_module, "NYSTROEM_MIN_SAMPLES", 1000)
+    real = embedding_module._squared_distances
+
+    def landmarks_only(X, dtype):
+        assert X.shape[0] <= n_landmarks
+        return real(X, dtype)
+
+    monkeypatch.setattr(embedding_module, "_squared_distances", landmarks_only)
+    X = np.random.RandomState(3).randn(n_samples, 4)
+    tracemalloc.start()
+    try:
+        embedding = KernelPCAEmbedding(10, random_state=0,
+                                       n_landmarks=n_landmarks).fit(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert embedding.method_ == "nystroem"
+    # the n x n kernel alone would be 100 MB in single precision
+    assert peak < n_samples ** 2 * 4 / 2
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(method="kernel"), "method must be"),
+    (dict(method="nystroem", n_landmarks=0), "n_landmarks must be"),
+    (dict(method="nystroem", n_landmarks=2.5), "n_landmarks must be"),
+])
+def test_bad_method_or_landmarks_are_named(params, match):
+    with pytest.raises(ValueError, match=match):
+        KernelPCAEmbedding(3, **params).fit(np.random.RandomState(0).randn(9, 2))
