@@ -1,0 +1,53 @@
+"""benchmarks/scale.py on tiny sizes: the fresh-process measurement, the
+caps, the table, the CSV, the plot and the profile."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks import scale
+
+
+def test_synthetic_data_is_standardised_with_a_test_part():
+    X, y, X_test, y_test = scale.synthetic(500)
+    assert X.shape == (500, scale.N_FEATURES) and X_test.shape[0] == scale.N_TEST
+    assert len(np.unique(y)) == scale.N_CLASSES
+    np.testing.assert_allclose(X.mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(X.std(axis=0), 1)
+
+
+def test_run_measures_each_fit_in_a_process_and_writes(tmp_path):
+    rows = scale.run([400], ["ours"], time_cap=300)
+    (row,) = rows
+    assert row["status"] == "ok", row
+    assert row["n_samples"] == 400 and row["params"] == "{}"
+    assert row["peak_rss_mib"] >= row["rss_before_fit_mib"] > 0
+    assert row["fit_seconds"] > 0 and row["n_active"] > 0
+    assert 0 <= row["error"] <= 1 and 0 <= row["euclidean_error"] <= 1
+    lines = scale.table(rows)
+    assert lines[2].startswith("| ours | 400 |")
+    scale.write_csv(tmp_path / "scale.csv", rows)
+    with open(tmp_path / "scale.csv") as stream:
+        assert next(csv.DictReader(stream))["status"] == "ok"
+    pytest.importorskip("matplotlib")
+    assert scale.plot(rows, tmp_path / "scale.png")
+    assert (tmp_path / "scale.png").stat().st_size > 0
+
+
+def test_a_capped_or_failing_method_stops_growing():
+    rows = scale.run([400, 800], ["ours"], time_cap=0.01)
+    assert [row["status"] for row in rows] == [
+        "time cap", "skipped (time cap at 400)"]
+    rows = scale.run([400], ["ours"], params={"no_such_parameter": 1})
+    assert rows[0]["status"].startswith("failed: ")
+    assert "no_such_parameter" in rows[0]["status"]
+    assert json.loads(rows[0]["params"]) == {"no_such_parameter": 1}
+
+
+def test_profile_names_the_parts():
+    parts = dict(scale.profile(300))
+    assert parts["whole fit"] > 0
+    assert 0 < parts["neighbour search for triplets"] < parts["whole fit"]
+    assert parts["k-means of the basis regions"] > 0
