@@ -20,6 +20,10 @@ basis-size
     Error and active basis elements against the basis size on Segment.
 report
     Rebuild the results page and plots from the CSV files in ``--out``.
+scale
+    Fit time and peak memory against the number of points, 10,000 to
+    1,000,000 synthetic points (:mod:`benchmarks.scale`, which takes its
+    own options: ``python -m benchmarks scale --help``).
 breadth, small-tasks
     Every estimator at its defaults on 35 public datasets, and on small
     tasks of movement_libras (:mod:`benchmarks.breadth`; their own page,
@@ -483,7 +487,7 @@ def parse_args(argv=None):
                     "metric-learn and SVMs (Shi, Bellet and Sha, AAAI 2014).")
     parser.add_argument("command", choices=["global", "local", "multitask", "all",
                                             "memory", "basis-size", "report",
-                                            "breadth", "small-tasks"])
+                                            "breadth", "small-tasks", "scale"])
     parser.add_argument("--quick", action="store_true",
                         help="small configuration (under two minutes): Vehicle, "
                              "2 splits, fast methods")
@@ -530,6 +534,10 @@ def _positive_int(text):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["scale"]:
+        from . import scale
+        return scale.main(argv[1:])
     args = parse_args(argv)
     # Two threads on a busy 2-core machine make k-means and neighbour searches
     # many times slower (DESIGN.md section 5): every method is timed on one.

@@ -51,3 +51,11 @@ def test_profile_names_the_parts():
     assert parts["whole fit"] > 0
     assert 0 < parts["neighbour search for triplets"] < parts["whole fit"]
     assert parts["k-means of the basis regions"] > 0
+
+
+def test_the_benchmarks_cli_hands_scale_its_own_options(monkeypatch):
+    from benchmarks import cli
+    seen = []
+    monkeypatch.setattr(scale, "main", lambda argv: seen.append(argv) or 0)
+    assert cli.main(["scale", "--sizes", "1000", "--methods", "ours"]) == 0
+    assert seen == [["--sizes", "1000", "--methods", "ours"]]
