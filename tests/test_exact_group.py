@@ -238,3 +238,29 @@ def test_phase_takes_rda_to_the_optimum_in_the_callers_units():
     assert exact.history[-1] == (result.n_iter, exact.objective,
                                  int(exact.weights.any(axis=0).sum()))
     np.testing.assert_array_equal(exact.weights > 0, optimum > 0)
+
+
+def test_phase_reports_its_rounds_and_keeps_rda_if_highs_fails(
+        monkeypatch, capsys):
+    import metric_learn_scml._exact_group as exact_group
+    problem, matrices, offsets = group_problem(0, n_tasks=2)
+    differences, triplet_pairs = problem.differences, problem.triplet_pairs
+    beta = 0.05 * beta_max(matrices)
+    result = rda(differences, triplet_pairs, offsets, beta, max_iter=250,
+                 random_state=0)
+    exact_group_phase(differences, triplet_pairs, offsets, result, beta,
+                      verbose=True, name="Test")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("[Test] exact phase, round 1: objective")
+    assert "duality gap" in lines[-1]
+
+    def failing(*args):
+        raise RuntimeError("no solution")
+
+    monkeypatch.setattr(exact_group, "_atom_lp", failing)
+    kept = exact_group_phase(differences, triplet_pairs, offsets, result, beta)
+    np.testing.assert_array_equal(kept.weights, result.weights)
+    assert not kept.converged
+    assert kept.dual_gap == pytest.approx(group_duality_gap(
+        GroupProblem(differences, triplet_pairs, offsets), result.weights,
+        beta)[0], rel=1e-6)
