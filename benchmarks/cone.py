@@ -1,15 +1,15 @@
 """Why ours trails LMNN on the digit stand-ins: the basis, not the solver.
 
-On one split of a global-benchmark dataset, every metric below is scored
-on the training triplets of :class:`~metric_learn_scml.SCML_Supervised`
-(3 targets x 10 impostors per point) and by 3-NN test error:
+On one split of a global-table dataset, every metric below is scored on
+the training triplets of :class:`~metric_learn_scml.SCML_Supervised` (3
+targets x 10 impostors per point) and by 3-NN test error:
 
 - ``Euclidean``;
-- ``ours``: SCML_Supervised at its defaults (the RDA solution);
+- ``ours``: SCML_Supervised at its defaults;
 - ``ours, full-batch optimum``: the same objective (mean hinge plus
   ``beta * sum(w)``, ``w >= 0``, the same basis and triplets) minimised on
-  all triplets at once by L-BFGS-B from the RDA solution: how far the
-  stochastic solver is from the best metric the basis allows;
+  all triplets at once by L-BFGS-B from our solution: how far the solver
+  is from the best metric the basis allows;
 - ``LMNN``: metric-learn's LMNN (``n_neighbors=3``);
 - ``LMNN in the cone``: the non-negative combination of our basis elements
   :math:`\\sum_k w_k b_k b_k^T` nearest to LMNN's matrix in Frobenius norm
@@ -22,26 +22,26 @@ is not farther than the target, and the mean hinge
 metric (``c`` on a log grid: the unit margin makes the hinge depend on the
 scale, the ranking of distances does not).
 
-Run ``python -m benchmarks.cone [--datasets mfeat_pix mnist5k] [--split
-N]`` (LMNN takes about 100 s on mfeat-pix and 380 s on MNIST-5k).
+The command is ``python -m benchmarks cone [--datasets mfeat_pix mnist5k]
+[--split N]`` (LMNN takes about 100 s on mfeat-pix and 380 s on MNIST-5k).
 """
 
-import argparse
-import time
 import warnings
 
 import numpy as np
 from scipy.optimize import minimize, nnls
 
+# First: it makes metric-learn run on new scikit-learn.
+from metric_learn_scml import SCML_Supervised
 from metric_learn_scml._solvers import SquaredDifferences
-from metric_learn_scml._triplets import pair_index
+from metric_learn_scml._triplets import pair_index, triplets_from_labels
+from metric_learn import LMNN
 
-from .compare_global import (DATASETS, DEFAULT_PREPROCESSING, RANDOM_STATE,
-                             datasets_splits, knn_error)
+from .global_table import splits
+from .protocol import RANDOM_STATE, knn_error
+from .results import markdown_table
 
 SCALES = np.logspace(-3, 3, 61)
-COLUMNS = ("dataset", "metric", "error", "violated", "hinge_best_scale",
-           "cone_residual", "n_active")
 
 
 def _pair_table(X, triplets, components):
@@ -53,8 +53,7 @@ def _pair_table(X, triplets, components):
     squared distances of a metric ``M = L^T L``.
     """
     pairs, triplet_pairs = pair_index(triplets)
-    return (SquaredDifferences(X @ components.T, pairs, max_bytes=0),
-            triplet_pairs)
+    return SquaredDifferences(X @ components.T, pairs, max_bytes=0), triplet_pairs
 
 
 def triplet_scores(X, triplets, components):
@@ -76,8 +75,7 @@ def full_batch_weights(X, triplets, basis, beta, start):
     gradient vanishes.
     """
     differences, triplet_pairs = _pair_table(X, triplets, basis)
-    vectors = (differences.rows(triplet_pairs[:, 0])
-               - differences.rows(triplet_pairs[:, 1]))
+    vectors = differences.rows(triplet_pairs[:, 0]) - differences.rows(triplet_pairs[:, 1])
 
     def value_and_gradient(weights):
         margins = 1.0 + vectors @ weights
@@ -86,8 +84,7 @@ def full_batch_weights(X, triplets, basis, beta, start):
                 vectors[violated].sum(0) / len(margins) + beta)
 
     result = minimize(value_and_gradient, start, jac=True, method="L-BFGS-B",
-                      bounds=[(0, None)] * basis.shape[0],
-                      options=dict(maxiter=5000))
+                      bounds=[(0, None)] * basis.shape[0], options=dict(maxiter=5000))
     return result.x, result.fun
 
 
@@ -110,99 +107,56 @@ def _components(weights, basis):
 def diagnose(X_train, y_train, X_test, y_test, random_state=0, reference=None):
     """Rows of the module's table for one split (errors as fractions).
 
-    ``reference`` fits the compared metric (default: metric-learn's LMNN
-    with ``n_neighbors=3``); it must return an estimator with
+    ``reference(X, y)`` fits the compared metric (default: metric-learn's
+    LMNN with ``n_neighbors=3``); it must return an estimator with
     ``get_mahalanobis_matrix``.
     """
-    from metric_learn_scml import SCML_Supervised
-    from metric_learn_scml._triplets import triplets_from_labels
-
-    if reference is None:
-        def reference(X, y):
-            from metric_learn import LMNN
-            return LMNN(n_neighbors=3, random_state=random_state).fit(X, y)
-
+    reference = reference or (lambda X, y: LMNN(n_neighbors=3, random_state=random_state)
+                              .fit(X, y))
     ours = SCML_Supervised(random_state=random_state).fit(X_train, y_train)
-    basis = ours.basis_
-    triplets = triplets_from_labels(X_train, y_train, ours.k_genuine,
-                                    ours.k_impostor)
-    optimum, _ = full_batch_weights(X_train, triplets, basis, ours.beta_,
+    triplets = triplets_from_labels(X_train, y_train, ours.k_genuine, ours.k_impostor)
+    optimum, _ = full_batch_weights(X_train, triplets, ours.basis_, ours.beta_,
                                     ours.weights_.astype(float))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        other = reference(X_train, y_train)
-    other_matrix = other.get_mahalanobis_matrix()
-    projected, residual = cone_projection(other_matrix, basis)
+        other_matrix = reference(X_train, y_train).get_mahalanobis_matrix()
+    projected, residual = cone_projection(other_matrix, ours.basis_)
     eigenvalues, vectors = np.linalg.eigh(other_matrix)
-    other_components = (np.sqrt(np.maximum(eigenvalues, 0))[:, None]
-                        * vectors.T)
     metrics = [
         ("Euclidean", np.eye(X_train.shape[1]), np.nan, np.nan),
         ("ours", ours.components_, np.nan, ours.n_active_basis_),
-        ("ours, full-batch optimum", _components(optimum, basis), np.nan,
+        ("ours, full-batch optimum", _components(optimum, ours.basis_), np.nan,
          int(np.count_nonzero(optimum))),
-        ("LMNN", other_components, np.nan, np.nan),
-        ("LMNN in the cone", _components(projected, basis), residual,
+        ("LMNN", np.sqrt(np.maximum(eigenvalues, 0))[:, None] * vectors.T, np.nan, np.nan),
+        ("LMNN in the cone", _components(projected, ours.basis_), residual,
          int(np.count_nonzero(projected))),
     ]
     rows = []
-    for name, components, cone_residual, n_active in metrics:
+    for name, components, cone_residual, active in metrics:
         violated, hinge = triplet_scores(X_train, triplets, components)
-        rows.append(dict(
-            metric=name, violated=violated, hinge_best_scale=hinge,
-            error=knn_error(X_train, y_train, X_test, y_test, components),
-            cone_residual=cone_residual, n_active=n_active))
+        rows.append(dict(metric=name, violated=violated, hinge_best_scale=hinge,
+                         error=knn_error(X_train @ components.T, y_train,
+                                         X_test @ components.T, y_test),
+                         cone_residual=cone_residual, n_active=active))
     return rows
 
 
 def run(datasets=("mfeat_pix", "mnist5k"), split=0):
-    """Print the table for ``split`` of each dataset; return its rows."""
+    """Rows of :func:`diagnose` for split number ``split`` of each dataset."""
     rows = []
     for name in datasets:
-        dataset = DATASETS[name]
-        X, y = dataset.load()
-        y = np.unique(y, return_inverse=True)[1]   # metric-learn wants ints
-        for number, (train, val, test) in enumerate(
-                datasets_splits(y, split + 1, dataset.sizes)):
-            if number == split:
-                break
-        X_train, _, X_test = dataset.features(X, train, val, test,
-                                              DEFAULT_PREPROCESSING)
-        start = time.perf_counter()
-        found = diagnose(X_train, y[train], X_test, y[test],
-                         random_state=RANDOM_STATE + split)
-        rows += [dict(row, dataset=name) for row in found]
-        print_table([dict(row, dataset=name) for row in found])
-        print("(%s split %d: %.0f s)\n" % (name, split,
-                                           time.perf_counter() - start))
+        data = next(splits(name, split + 1, first=split))
+        rows += [dict(row, dataset=name) for row in diagnose(
+            data.X_train, data.y_train, data.X_test, data.y_test,
+            random_state=RANDOM_STATE + split)]
     return rows
 
 
-def print_table(rows):
-    print("| dataset | metric | 3-NN test error (%) | training triplets "
-          "violated (%) | mean hinge, best scale | residual in the cone "
-          "| active elements |")
-    print("|---|---|---|---|---|---|---|")
-    for row in rows:
-        print("| %s | %s | %.2f | %.2f | %.4f | %s | %s |" % (
-            row["dataset"], row["metric"], 100 * row["error"],
-            100 * row["violated"], row["hinge_best_scale"],
-            "-" if np.isnan(row["cone_residual"])
-            else "%.3f" % row["cone_residual"],
-            "-" if np.isnan(row["n_active"]) else "%d" % row["n_active"]))
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.cone", description=__doc__.split("\n")[0])
-    parser.add_argument("--datasets", nargs="+", default=["mfeat_pix", "mnist5k"],
-                        choices=sorted(DATASETS))
-    parser.add_argument("--split", type=int, default=0)
-    args = parser.parse_args(argv)
-    if args.split < 0:
-        parser.error("--split must be >= 0")
-    run(args.datasets, args.split)
-
-
-if __name__ == "__main__":
-    main()
+def table(rows):
+    return markdown_table(
+        ["dataset", "metric", "3-NN test error (%)", "training triplets violated (%)",
+         "mean hinge, best scale", "residual in the cone", "active elements"],
+        [[row["dataset"], row["metric"], "%.2f" % (100 * row["error"]),
+          "%.2f" % (100 * row["violated"]), "%.4f" % row["hinge_best_scale"],
+          "-" if np.isnan(row["cone_residual"]) else "%.3f" % row["cone_residual"],
+          "-" if np.isnan(row["n_active"]) else "%d" % row["n_active"]] for row in rows])

@@ -24,11 +24,10 @@ depend on: ``pip install cvxpy clarabel``. The mt problem on a Vowel
 split (4 tasks x 840 elements, 7,200 triplets, dense) takes about 20
 minutes on one core.
 
-Run ``python -m benchmarks.exact [--dataset vowel] [--split 0] [--betas
-1e-3 ...]``.
+The command is ``python -m benchmarks exact [--datasets vowel] [--split 0]
+[--betas 1e-3 ...]``.
 """
 
-import argparse
 import time
 from contextlib import contextmanager
 
@@ -36,8 +35,7 @@ import numpy as np
 
 import metric_learn_scml._base as _scml_module
 
-from .multitask import (N_BASIS_PER_TASK, _load, _mt_scml, _quiet_fits, _scml,
-                        _Split)
+from .multitask import N_BASIS_PER_TASK, TaskSplit, load, mt_scml, quiet_fits, scml
 
 COLUMNS = ("model", "beta", "rda_objective", "rda_active",
            "exact_objective", "exact_active", "exact_seconds")
@@ -102,19 +100,19 @@ def n_active(weights, relative=1e-6):
 
 def compare(dataset="vowel", split=0, betas=(1e-3,)):
     """Rows of :data:`COLUMNS` for mt-SCML and the st-SCML models together."""
-    data = _Split(_load(dataset, split))
+    data = TaskSplit(load(dataset, split))
     X_union, y_union = data.part("train")
     rows = []
     for beta in betas:
-        fits = {"mt-SCML": lambda: [_mt_scml(beta, split).fit(
+        fits = {"mt-SCML": lambda: [mtscml(beta, split).fit(
                     X_union, y_union, data.data["task_train"])],
                 # RDA alone: its solution is what this compares with the optimum
                 "st-SCML (all tasks)": lambda: [
-                    _scml(beta, split, N_BASIS_PER_TASK).set_params(
+                    scml(beta, split, N_BASIS_PER_TASK).set_params(
                         solver="rda").fit(*data.part("train", task))
                     for task in data.tasks]}
         for name, fit in fits.items():
-            with recorded_problems() as problems, _quiet_fits():
+            with recorded_problems() as problems, quiet_fits():
                 models = fit()
             row = dict(model=name, beta=beta, rda_objective=0.0, rda_active=0,
                        exact_objective=0.0, exact_active=0, exact_seconds=0.0)
@@ -128,22 +126,4 @@ def compare(dataset="vowel", split=0, betas=(1e-3,)):
                 row["rda_objective"] += model.objective_
                 row["rda_active"] += model.n_active_basis_
             rows.append(row)
-            print("%-20s beta=%-7g RDA %.5f / %4d active   optimum %.5f / %4d "
-                  "active   (%.0f s)" % tuple(row[c] for c in COLUMNS),
-                  flush=True)
     return rows
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.exact",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("--dataset", default="vowel",
-                        choices=("vowel", "newsgroups"))
-    parser.add_argument("--split", type=int, default=0)
-    parser.add_argument("--betas", type=float, nargs="+", default=[1e-3])
-    args = parser.parse_args(argv)
-    compare(args.dataset, args.split, tuple(args.betas))
-
-
-if __name__ == "__main__":
-    main()

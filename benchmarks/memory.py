@@ -4,13 +4,12 @@ Issue 2's target: under 1 GiB. A full run also measures how SCML-Local
 grows with the training set (:data:`LOCAL_N_TRAIN` Letters points, default
 parameters): its kernel PCA holds an ``n x n`` kernel, so its memory is
 quadratic in ``n`` (no target; the user guide quotes these figures).
-Each measurement runs in a fresh Python
-process (``python -m benchmarks.memory N_BASIS [N_TRAIN [local]]``), which reports its maximum
-resident set size after
-loading the data and again after the fit (Linux's ``VmHWM``, else
+Each measurement runs in a fresh Python process (:func:`measure_here`),
+which reports its maximum resident set size after loading the data and
+again after the fit (Linux's ``VmHWM``, else
 ``resource.getrusage(RUSAGE_SELF).ru_maxrss``): the first is the
 interpreter, numpy, scikit-learn and the data; the difference is what the
-fit added.
+fit added. This module imports little, so that the first stays small.
 """
 
 import json
@@ -18,6 +17,7 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 COLUMNS = ("dataset", "method", "n_basis", "n_train", "rss_before_fit_mib",
            "peak_rss_mib", "fit_increase_mib", "fit_seconds", "n_active")
@@ -29,6 +29,9 @@ LOCAL_N_TRAIN = (3000, 10000, 18000)
 GIB = 1024.0
 GLOBAL_METHOD = "SCML_Supervised (ours)"
 LOCAL_METHOD = "LocalSCML_Supervised (ours)"
+# What the fresh process runs, from the root of the repository.
+PROBE = ("import json; from benchmarks.memory import measure_here; "
+         "print(json.dumps(measure_here(%r, %r, %r)))")
 
 
 def _max_rss_mib():
@@ -59,8 +62,8 @@ def measure_here(n_basis, n_train=3000, local=False):
 
     from metric_learn_scml import LocalSCML_Supervised, SCML_Supervised
 
-    from .compare_global import DATASETS, DEFAULT_PREPROCESSING, PREPROCESSINGS
-    from .datasets import paper_splits
+    from .data import DATASETS, DEFAULT_PREPROCESSING, PREPROCESSINGS
+    from .protocol import paper_splits
 
     X, y = DATASETS["letters"].load()
     train, _, _ = next(paper_splits(y, 1, 0, (n_train, 1000, 1000)))
@@ -73,23 +76,21 @@ def measure_here(n_basis, n_train=3000, local=False):
     seconds = time.perf_counter() - start
     peak = _max_rss_mib()
     return dict(dataset="letters", method=LOCAL_METHOD if local else GLOBAL_METHOD,
-                n_basis=model.basis_.shape[0],
-                n_train=n_train, rss_before_fit_mib=before, peak_rss_mib=peak,
-                fit_increase_mib=peak - before, fit_seconds=seconds,
+                n_basis=model.basis_.shape[0], n_train=n_train, rss_before_fit_mib=before,
+                peak_rss_mib=peak, fit_increase_mib=peak - before, fit_seconds=seconds,
                 n_active=model.n_active_basis_)
 
 
 def run(quick=False):
     """Each basis size of :data:`N_BASIS` (and, unless ``quick``, each
     SCML-Local training size of :data:`LOCAL_N_TRAIN`) in its own process."""
-    rows = []
-    jobs = [[str(n_basis)] for n_basis in (QUICK_N_BASIS if quick else N_BASIS)]
+    jobs = [(n_basis, 3000, False) for n_basis in (QUICK_N_BASIS if quick else N_BASIS)]
     if not quick:
-        jobs += [["0", str(n_train), "local"] for n_train in LOCAL_N_TRAIN]
+        jobs += [(None, n_train, True) for n_train in LOCAL_N_TRAIN]
+    rows = []
     for job in jobs:
-        completed = subprocess.run(
-            [sys.executable, "-m", "benchmarks.memory"] + job,
-            capture_output=True, text=True)
+        completed = subprocess.run([sys.executable, "-c", PROBE % job], capture_output=True,
+                                   text=True, cwd=Path(__file__).resolve().parents[1])
         if completed.returncode != 0:
             raise RuntimeError("memory measurement failed:\n" + completed.stderr[-2000:])
         rows.append(json.loads(completed.stdout.strip().splitlines()[-1]))
@@ -98,23 +99,12 @@ def run(quick=False):
 
 def table(rows):
     """Markdown table of :func:`run` rows against the 1 GiB target."""
-    from .cli import markdown_table
-    lines = [[row["dataset"], row["method"], row["n_basis"], row["n_train"],
-              "%.0f" % row["rss_before_fit_mib"], "%.0f" % row["peak_rss_mib"],
-              "%.0f" % row["fit_increase_mib"], "%.1f" % row["fit_seconds"],
-              ("met" if row["peak_rss_mib"] < GIB else "MISSED")
-              if row["method"] == GLOBAL_METHOD else "-"]
-             for row in rows]
-    return markdown_table(["dataset", "method", "n_basis", "train points",
-                           "RSS before fit (MiB)", "peak RSS (MiB)",
-                           "added by the fit (MiB)", "fit (s)",
-                           "peak < 1 GiB"], lines)
-
-
-if __name__ == "__main__":
-    # N_BASIS [N_TRAIN [local]]; N_BASIS 0 means the learner's default.
-    arguments = sys.argv[1:]
-    print(json.dumps(measure_here(
-        int(arguments[0]) or None,
-        n_train=int(arguments[1]) if len(arguments) > 1 else 3000,
-        local=len(arguments) > 2 and arguments[2] == "local")))
+    from .results import markdown_table
+    return markdown_table(
+        ["dataset", "method", "n_basis", "train points", "RSS before fit (MiB)",
+         "peak RSS (MiB)", "added by the fit (MiB)", "fit (s)", "peak < 1 GiB"],
+        [[row["dataset"], row["method"], row["n_basis"], row["n_train"],
+          "%.0f" % row["rss_before_fit_mib"], "%.0f" % row["peak_rss_mib"],
+          "%.0f" % row["fit_increase_mib"], "%.1f" % row["fit_seconds"],
+          ("met" if row["peak_rss_mib"] < GIB else "MISSED")
+          if row["method"] == GLOBAL_METHOD else "-"] for row in rows])

@@ -5,8 +5,8 @@ Data: :func:`synthetic`, 10 classes of 50 features from scikit-learn's
 standardised on the training part; 2,000 further points are held out for
 the 3-NN error of the learned metric and of the Euclidean distance.
 
-Every fit runs in a fresh Python process (``python -m benchmarks.scale
---one METHOD N``), one at a time, with BLAS and OpenMP on one thread. It
+Every fit runs in a fresh Python process (:func:`main` with ``--one
+METHOD N``), one at a time, with BLAS and OpenMP on one thread. It
 reports the fit's wall time and the process's peak resident set size
 (``getrusage`` ``ru_maxrss``, read right after the fit: the interpreter,
 the libraries, the data and everything the fit added). A method whose fit
@@ -20,7 +20,7 @@ its defaults. ``--param KEY=VALUE`` passes a parameter to ours (for example
 ``--param neighbors=auto`` once the estimator has it); it is recorded in the
 rows, so runs with different parameters can share a CSV.
 
-``python -m benchmarks.scale --profile N`` fits ours once on ``N`` points
+``python -m benchmarks scale --profile N`` fits ours once on ``N`` points
 in this process under cProfile and prints where the time goes
 (:func:`profile`).
 
@@ -132,9 +132,11 @@ def measure_here(method, n_samples, params=None, max_memory_gib=None):
 
 def _one_process(method, n_samples, params, time_cap, max_memory_gib):
     """:func:`measure_here` in a fresh process, stopped at ``time_cap``."""
-    command = [sys.executable, "-m", "benchmarks.scale", "--one", method,
-               str(n_samples), "--max-memory-gib", str(max_memory_gib)]
-    command += ["--param=%s=%r" % item for item in params.items()]
+    options = ["--one", method, str(n_samples), "--max-memory-gib", str(max_memory_gib)]
+    options += ["--param=%s=%r" % item for item in params.items()]
+    # A one-line probe, so that the process imports only this module's needs.
+    command = [sys.executable, "-c", "import sys; from benchmarks.scale import main; "
+               "sys.exit(main(%r))" % (options,)]
     environment = dict(os.environ, OMP_NUM_THREADS="1",
                        OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                        NUMBA_NUM_THREADS="1")
@@ -332,7 +334,7 @@ def _parameter(text):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.scale",
+        prog="python -m benchmarks scale",
         description="Fit time and peak memory of SCML_Supervised against the "
                     "number of points, ours and metric-learn's.")
     parser.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
@@ -377,7 +379,3 @@ def main(argv=None):
     if plot(rows, args.out / "scale.png"):
         print("\nplot: %s" % (args.out / "scale.png"))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,133 +1,40 @@
-"""Offline tests of the benchmark command line (``python -m benchmarks``).
+"""Offline tests of the benchmarks (``python -m benchmarks``), on tiny synthetic data.
 
-Tiny synthetic data stands in for the real datasets: no download, no
-real-data fit. What is tested is the plumbing: argument parsing, the
-quick/full configuration, summaries, CSV and markdown output, the targets
-table, failure handling and the delegation to the local / multi-task
-modules.
+No download and no real-data fit: what is tested is the plumbing (the
+command line, the protocol, summaries, CSV and markdown, merges, the pages)
+and the diagnostics' mathematics. The data loaders are tested in
+``test_datasets.py``.
 """
 
+import ast
 import math
-import sys
-import types
 from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.datasets import make_classification
+from sklearn.datasets import load_iris, load_wine, make_classification
+from sklearn.model_selection import StratifiedShuffleSplit
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks import cli, compare_global  # noqa: E402
+from benchmarks import (breadth, cli, global_table, local, memory, multitask, protocol,
+                        report, results)
+from benchmarks.data import Dataset
+from metric_learn_scml import SCML_Supervised
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 @pytest.fixture
-def toy_dataset(monkeypatch):
-    """A 3-class synthetic dataset registered as 'toy' for the global run."""
+def toy(monkeypatch):
+    """A 3-class synthetic dataset registered as 'toy' for the paper's tables."""
     X, y = make_classification(n_samples=150, n_features=5, n_informative=3,
                                n_redundant=0, n_classes=3, random_state=0)
     labels = np.array(["a", "b", "c"])[y]  # string labels, as KEEL's Vehicle
-    toy = compare_global.Dataset("toy", "synthetic", lambda: (X, labels))
-    monkeypatch.setitem(compare_global.DATASETS, "toy", toy)
-    return toy
-
-
-# --------------------------------------------------------------------------
-# Arguments and configuration
-# --------------------------------------------------------------------------
-
-
-def test_parse_args_reads_every_option(tmp_path):
-    args = cli.parse_args(["global", "--quick", "--splits", "3", "--datasets",
-                           "vehicle", "segment", "--methods", "ours", "LMNN",
-                           "--out", str(tmp_path), "--preprocessing",
-                           "zscore_unit_norm"])
-    assert args.command == "global" and args.quick and args.splits == 3
-    assert args.datasets == ["vehicle", "segment"]
-    assert args.methods == ["ours", "LMNN"]
-    assert args.out == tmp_path and args.preprocessing == "zscore_unit_norm"
-
-
-def test_parse_args_output_folder_defaults():
-    assert cli.parse_args(["global"]).out == cli.RESULTS_DIR
-    # A quick run writes nothing unless asked, so it never overwrites results.
-    assert cli.parse_args(["global", "--quick"]).out is None
-    assert cli.parse_args(["all"]).preprocessing == compare_global.DEFAULT_PREPROCESSING
-
-
-@pytest.mark.parametrize("argv", [["nonsense"], ["global", "--splits", "0"],
-                                  ["global", "--splits", "two"],
-                                  ["global", "--preprocessing", "none"]])
-def test_parse_args_rejects_bad_input(argv, capsys):
-    with pytest.raises(SystemExit):
-        cli.parse_args(argv)
-    assert "usage" in capsys.readouterr().err
-
-
-def test_quick_selects_the_small_configuration():
-    dataset_keys, method_keys, budget = compare_global.plan(quick=True)
-    assert dataset_keys == list(compare_global.QUICK_DATASETS)
-    assert set(method_keys) == {"euclidean", "ours", "ours_defaults", "ml_scml", "itml"}
-    assert set(budget.values()) == {compare_global.QUICK_SPLITS}
-
-
-def test_full_plan_caps_slow_methods_per_dataset():
-    dataset_keys, method_keys, budget = compare_global.plan()
-    assert set(dataset_keys) == {"vehicle", "vowel", "segment", "letters",
-                                 "mfeat_pix", "mnist5k", "newsgroups"}
-    assert set(method_keys) == set(compare_global.METHODS)
-    assert budget["segment", "ours"] == compare_global.FULL_SPLITS
-    # Every dataset gets the paper's 20 splits for our methods.
-    assert budget["letters", "ours"] == budget["mnist5k", "ours"] == \
-        compare_global.FULL_SPLITS
-    assert budget["letters", "lmnn"] == 1
-    assert ("letters", "ITML") in compare_global.skipped(budget)
-    assert ("letters", "LMNN") not in compare_global.skipped(budget)
-    # --splits lowers every budget but never raises a cap.
-    _, _, budget = compare_global.plan(n_splits=3)
-    assert budget["vehicle", "ours"] == 3 and budget["letters", "lmnn"] == 1
-    # --uncapped runs the pairs the caps leave out (ITML on Letters).
-    _, _, budget = compare_global.plan(n_splits=5, uncapped=True,
-                                       dataset_names=["letters"],
-                                       method_names=["itml"])
-    assert budget["letters", "itml"] == 5
-    assert not compare_global.skipped(budget)
-
-
-def test_merge_changes_only_the_summary_rows_it_reruns(tmp_path):
-    earlier = [{"dataset": "vehicle", "method": "LMNN", "error_mean": 0.2,
-                "fit_seconds_median": 96.0412},
-               {"dataset": "vehicle", "method": "ITML", "error_mean": 0.3,
-                "fit_seconds_median": 1.0}]
-    cli.write_csv(tmp_path / "global.csv", earlier,
-                  ["dataset", "method", "error_mean", "fit_seconds_median"])
-    # re-summarised from rounded fits: LMNN's median moved in its last digit
-    rows = [dict(earlier[0], fit_seconds_median=96.0413),
-            dict(earlier[1], error_mean=0.25)]
-    kept = cli.keep_summaries(tmp_path / "global.csv", rows,
-                              {("vehicle", "ITML")})
-    assert kept[0]["fit_seconds_median"] == 96.0412
-    assert kept[1]["error_mean"] == 0.25
-
-
-def test_lookup_accepts_keys_and_display_names_and_rejects_unknown_names():
-    keys = compare_global.lookup(["LMNN", "metric-learn SCML_Supervised", "ours"],
-                                 compare_global.METHODS, "method")
-    assert keys == ["lmnn", "ml_scml", "ours"]
-    with pytest.raises(ValueError, match="unknown dataset 'usps'"):
-        compare_global.lookup(["usps"], compare_global.DATASETS, "dataset")
-
-
-def test_required_names_of_the_issue():
-    names = {method.name for method in compare_global.METHODS.values()}
-    assert {"Euclidean", "LMNN", "ITML", "NCA", "linear SVM", "RBF SVM",
-            "metric-learn SCML_Supervised"} <= names
-    assert cli.OURS_TUNED in names and cli.OURS_DEFAULTS in names
-    assert all("SCML_Supervised" in name for name in (cli.OURS_TUNED, cli.OURS_DEFAULTS))
-
-
-# --------------------------------------------------------------------------
-# Summaries and output
-# --------------------------------------------------------------------------
+    dataset = Dataset("toy", lambda: (X, labels))
+    monkeypatch.setitem(global_table.DATASETS, "toy", dataset)
+    return dataset
 
 
 def _records():
@@ -143,185 +50,410 @@ def _records():
     ]
 
 
+def _summary(dataset, method, error, seconds):
+    return dict(dataset=dataset, method=method, error_mean=error, error_se=0.1,
+                fit_seconds_median=seconds, n_active_mean=math.nan, n_splits=2)
+
+
+# --------------------------------------------------------------------------
+# Shape: one entry point, no import cycle
+# --------------------------------------------------------------------------
+
+
+def _imports():
+    """{module: benchmarks modules it imports}, from the source with ``ast``."""
+    graph = {}
+    for path in BENCHMARKS.rglob("*.py"):
+        parts = path.relative_to(BENCHMARKS.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        package = name if parts[-1] == "__init__" else name.rpartition(".")[0]
+        graph[name] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1] if node.level else []
+                target = ".".join(base + ([node.module] if node.module else []))
+                targets = [target] + ["%s.%s" % (target, alias.name) for alias in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            graph[name] |= {target for target in targets if target.startswith("benchmarks")}
+    return {name: {target for target in targets if target in graph and target != name}
+            for name, targets in graph.items()}
+
+
+def test_benchmark_modules_import_no_cycle_and_only_main_imports_the_cli():
+    graph = _imports()
+    assert {name for name, targets in graph.items() if "benchmarks.cli" in targets} == {
+        "benchmarks.__main__"}
+    # Peel off the modules that import none of the rest: a cycle never peels.
+    remaining = dict(graph)
+    while remaining:
+        leaves = [name for name, targets in remaining.items() if not targets & set(remaining)]
+        assert leaves, "import cycle among %s" % sorted(remaining)
+        for name in leaves:
+            del remaining[name]
+
+
+def test_only_main_runs_as_a_script():
+    scripts = [path.name for path in BENCHMARKS.rglob("*.py")
+               if "__name__ == \"__main__\"" in path.read_text()]
+    assert scripts == []
+
+
+# --------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------
+
+
+def test_parse_args_reads_every_option(tmp_path):
+    args = cli.parse_args(["global", "--quick", "--splits", "3", "--datasets",
+                           "vehicle", "segment", "--methods", "ours", "LMNN",
+                           "--out", str(tmp_path), "--preprocessing", "zscore_unit_norm",
+                           "--betas", "1e-3", "1e-4", "--lmnn-on", "--split", "2"])
+    assert args.command == "global" and args.quick and args.splits == 3
+    assert args.datasets == ["vehicle", "segment"] and args.methods == ["ours", "LMNN"]
+    assert args.out == tmp_path and args.preprocessing == "zscore_unit_norm"
+    assert args.betas == [1e-3, 1e-4] and args.lmnn_on == [] and args.split == 2
+
+
+def test_parse_args_output_folder_defaults():
+    assert cli.parse_args(["global"]).out == cli.RESULTS_DIR
+    # A quick run writes nothing unless asked, so it never overwrites results.
+    assert cli.parse_args(["global", "--quick"]).out is None
+
+
+@pytest.mark.parametrize("argv", [["nonsense"], ["global", "--splits", "0"],
+                                  ["global", "--splits", "two"], ["cone", "--split", "-1"],
+                                  ["global", "--preprocessing", "none"]])
+def test_parse_args_rejects_bad_input(argv, capsys):
+    with pytest.raises(SystemExit):
+        cli.parse_args(argv)
+    assert "usage" in capsys.readouterr().err
+
+
+def test_every_command_has_a_run():
+    # scale parses its own options (benchmarks.scale.main).
+    assert set(cli.RUNS) == set(cli.COMMANDS) - {"scale"}
+
+
+# --------------------------------------------------------------------------
+# Protocol
+# --------------------------------------------------------------------------
+
+
+def test_subsample_keeps_class_shares_and_is_seeded():
+    y = np.repeat([0, 1, 2], [100, 50, 10])
+    kept = protocol.subsample(y, 80)
+    assert np.array_equal(np.bincount(y[kept]), [50, 25, 5])
+    assert np.array_equal(kept, np.sort(kept))
+    assert np.array_equal(kept, protocol.subsample(y, 80))
+    assert np.array_equal(protocol.subsample(y, 1000), np.arange(160))
+
+
+def test_paper_splits_default_is_stratified_60_20_20():
+    y = np.repeat(["a", "b", "c"], [50, 30, 20])
+    splits = list(protocol.paper_splits(y, n_splits=3))
+    for train, val, test in splits:
+        assert len(np.union1d(np.union1d(train, val), test)) == 100
+        for part, size in ((train, 60), (val, 20), (test, 20)):
+            np.testing.assert_array_equal(part, np.sort(part))
+            np.testing.assert_array_equal(np.unique(y[part], return_counts=True)[1],
+                                          np.array([50, 30, 20]) * size // 100)
+    assert not np.array_equal(splits[0][2], splits[1][2])
+    # Seeded: split i is the same in every run.
+    np.testing.assert_array_equal(next(protocol.paper_splits(y, 1))[2], splits[0][2])
+
+
+def test_paper_splits_absolute_sizes_leave_the_rest_out():
+    y = np.repeat(np.arange(4), 1500)
+    train, val, test = next(protocol.paper_splits(y, 1, 0, sizes=(3000, 1000, 1000)))
+    assert (len(train), len(val), len(test)) == (3000, 1000, 1000)
+    assert not (set(train) & set(val) or set(train) & set(test) or set(val) & set(test))
+    np.testing.assert_array_equal(np.bincount(y[train]), [750] * 4)
+
+
+def test_paper_splits_rounding_gives_the_remainder_to_training():
+    train, val, test = next(protocol.paper_splits(np.repeat([0, 1], [423, 423]), 1))
+    assert (len(train), len(val), len(test)) == (508, 169, 169)
+
+
+@pytest.mark.parametrize("sizes", [(0.7, 0.2, 0.2), (80, 20, 20), (0.5, 0.5), (0, 5, 5)])
+def test_paper_splits_rejects_impossible_sizes(sizes):
+    with pytest.raises(ValueError, match="sizes"):
+        next(protocol.paper_splits(np.tile([0, 1], 50), 1, 0, sizes=sizes))
+
+
+def test_tune_keeps_the_lowest_validation_error_and_the_later_value_on_ties():
+    errors = {1: 0.3, 2: 0.1, 3: 0.1, 4: 0.2}
+    chosen, fits = protocol.tune(lambda value: (value, 0.5), errors.get, list(errors))
+    assert chosen == 3 and list(fits) == [1, 2, 3, 4]
+
+
+def test_lookup_accepts_keys_and_display_names_and_rejects_unknown_names():
+    keys = protocol.lookup(["LMNN", "metric-learn SCML_Supervised", "ours"],
+                           global_table.METHODS, "method")
+    assert keys == ["lmnn", "ml_scml", "ours"]
+    with pytest.raises(ValueError, match="unknown dataset 'usps'"):
+        protocol.lookup(["usps"], global_table.DATASETS, "dataset")
+
+
+# --------------------------------------------------------------------------
+# Results: summaries, CSV, merges and markdown
+# --------------------------------------------------------------------------
+
+
 def test_summarise_means_standard_errors_medians_and_failures():
-    rows = {row["method"]: row for row in cli.summarise(_records())}
+    rows = {row["method"]: row for row in results.summarise(_records())}
     row = rows["m"]
     assert row["error_mean"] == pytest.approx(20.0)
+    # The standard error with ddof=1, as in the committed tables.
     assert row["error_se"] == pytest.approx(10.0 / math.sqrt(3))
-    assert row["fit_seconds_median"] == 2.0
-    assert row["n_active_mean"] == 6.0
+    assert row["fit_seconds_median"] == 2.0 and row["n_active_mean"] == 6.0
     assert row["n_splits"] == 3 and row["n_failed"] == 1
     assert row["chosen"] == "1e-05(x2) 1e-06(x1)"
     assert math.isnan(rows["single"]["error_se"])
     assert math.isnan(rows["single"]["n_active_mean"])
 
 
-def test_csv_round_trip_puts_required_columns_first(tmp_path):
-    rows = cli.summarise(_records())
-    path = tmp_path / "sub" / "global.csv"
-    cli.write_csv(path, rows, cli.SUMMARY_COLUMNS)
-    header = path.read_text().splitlines()[0].split(",")
-    assert tuple(header[:len(cli.SUMMARY_COLUMNS)]) == cli.SUMMARY_COLUMNS
-    assert "n_failed" in header
-    back = cli.read_csv(path)
-    assert back[0]["method"] == "m" and back[0]["n_splits"] == 3
-    assert back[0]["error_mean"] == pytest.approx(20.0)
-    assert math.isnan(back[1]["error_se"])
-
-
-def test_results_table_is_markdown_with_one_line_per_row():
-    lines = cli.results_table(cli.summarise(_records()))
-    assert lines[0].startswith("| dataset | method |")
-    assert lines[1].startswith("|---|")
-    assert "| d | m | 20.0 ± 5.8 | 2.00 | 6 | 3 (+1 failed) |" == lines[2]
-    assert "| d | single | 50.0 | 7.00 | - | 1 |" == lines[3]
-
-
-def _summary(dataset, method, error, seconds):
-    return dict(dataset=dataset, method=method, error_mean=error, error_se=0.1,
-                fit_seconds_median=seconds, n_active_mean=math.nan, n_splits=2)
-
-
-def test_target_table_states_ratios_and_verdicts():
-    rows = [_summary("segment", cli.OURS_DEFAULTS, 3.0, 0.5),
-            _summary("segment", cli.METRIC_LEARN_SCML, 3.5, 4.0),
-            _summary("segment", "LMNN", 4.0, 20.0),
-            _summary("letters", cli.OURS_TUNED, 9.0, 2.0),
-            _summary("letters", cli.METRIC_LEARN_SCML, 8.0, 6.0)]
-    text = "\n".join(cli.target_table(rows))
-    assert "8.0x (target 5x: met)" in text
-    assert "40.0x (target 50x: MISSED)" in text
-    assert "3.00 vs 3.50: met" in text
-    assert "3.0x (target 5x: MISSED)" in text and "9.00 vs 8.00: MISSED" in text
-    assert "not run" in text  # no LMNN on letters
-    assert cli.target_table([_summary("vehicle", cli.OURS_TUNED, 1, 1)]) == []
-
-
-# --------------------------------------------------------------------------
-# Runs on synthetic data
-# --------------------------------------------------------------------------
-
-
-def test_global_run_records_every_fit_and_failures(toy_dataset, monkeypatch):
-    def broken(split, seed):
-        raise ValueError("could not broadcast")
-    monkeypatch.setitem(compare_global.METHODS, "broken",
-                        compare_global.Method("broken", "broken", broken))
-    seen = []
-    records = compare_global.run(n_splits=2, datasets=["toy"],
-                                 methods=["euclidean", "ours_defaults", "broken"],
-                                 progress=seen.append)
-    assert seen == records and len(records) == 6
-    assert [record["split"] for record in records] == [0, 0, 0, 1, 1, 1]
-    ours = [record for record in records if record["method"] == cli.OURS_DEFAULTS]
-    assert all(0 <= record["error"] <= 1 and record["fit_seconds"] > 0
-               and record["n_active"] >= 1 for record in ours)
-    failed = [record for record in records if record["method"] == "broken"]
-    assert all(record["failed"] == "ValueError: could not broadcast" for record in failed)
-
-
-@pytest.mark.skipif(__import__("multiprocessing").get_start_method() != "fork",
-                    reason="workers see the test's toy dataset only when forked")
-def test_parallel_run_gives_the_records_of_the_serial_run(toy_dataset):
-    options = dict(n_splits=2, datasets=["toy"],
-                   methods=["euclidean", "linear_svm", "nca"])
-    serial = compare_global.run(**options)
-    parallel = compare_global.run(n_jobs=2, **options)
-    assert compare_global.METHODS["nca"].slow
-    assert [(r["split"], r["method"], r["error"]) for r in parallel] == \
-        [(r["split"], r["method"], r["error"]) for r in serial]
-
-
-def test_main_prints_tables_progress_and_writes_csv_files(toy_dataset, tmp_path, capsys):
-    assert cli.main(["global", "--quick", "--datasets", "toy", "--methods",
-                     "euclidean", "ours_defaults", "--out", str(tmp_path)]) == 0
-    captured = capsys.readouterr()
-    assert "| toy | Euclidean |" in captured.out
-    assert "| toy | SCML_Supervised (ours, defaults) |" in captured.out
-    # one progress line per fit, on stderr
-    progress = [line for line in captured.err.splitlines() if "split" in line]
-    assert len(progress) == 2 * compare_global.QUICK_SPLITS
-    rows = cli.read_csv(tmp_path / "global.csv")
-    assert {row["method"] for row in rows} == {"Euclidean", cli.OURS_DEFAULTS}
-    assert all(row["n_splits"] == compare_global.QUICK_SPLITS for row in rows)
-    assert len(cli.read_csv(tmp_path / "global_splits.csv")) == 4
-    assert (tmp_path / "global_run.json").exists()
-
-
-def test_merge_replaces_rerun_pairs_and_keeps_the_others(toy_dataset, tmp_path, capsys):
-    base = ["global", "--quick", "--datasets", "toy", "--out", str(tmp_path)]
-    assert cli.main(base + ["--methods", "euclidean", "ours_defaults"]) == 0
-    first = cli.read_csv(tmp_path / "global_splits.csv")
-    # Rerun one method on three splits: its records are replaced, the other
-    # method's are kept, and the summary covers both.
-    assert cli.main(base + ["--methods", "ours_defaults", "--splits", "3",
-                            "--merge"]) == 0
-    merged = cli.read_csv(tmp_path / "global_splits.csv")
-    euclidean = [r for r in merged if r["method"] == "Euclidean"]
-    assert [r["error"] for r in euclidean] == [
-        r["error"] for r in first if r["method"] == "Euclidean"]
-    assert sum(r["method"] == cli.OURS_DEFAULTS for r in merged) == 3
-    assert [r["split"] for r in merged] == sorted(r["split"] for r in merged)
-    rows = {row["method"]: row for row in cli.read_csv(tmp_path / "global.csv")}
-    assert rows["Euclidean"]["n_splits"] == compare_global.QUICK_SPLITS
-    assert rows[cli.OURS_DEFAULTS]["n_splits"] == 3
-    assert rows[cli.OURS_DEFAULTS]["n_failed"] == 0
-    # Without --merge the files hold this run only.
-    assert cli.main(base + ["--methods", "ours_defaults"]) == 0
-    assert {r["method"] for r in cli.read_csv(tmp_path / "global.csv")} == {
-        cli.OURS_DEFAULTS}
-
-
-def test_missing_delegated_module_says_so():
-    args = cli.parse_args(["local", "--quick"])
-    with pytest.raises(SystemExit, match="does not exist yet"):
-        cli.run_delegated("nonexistent_table", args, None)
-
-
-def test_delegated_module_gets_options_it_accepts_and_percent_errors(monkeypatch):
-    calls = {}
-
-    def run(quick=False, n_splits=None):
-        calls.update(quick=quick, n_splits=n_splits)
-        return [dict(dataset="vowel", method="LocalSCML_Supervised (ours)",
-                     error_mean=0.061, error_se=0.004, fit_seconds_median=1.0,
-                     n_active_mean=30, n_splits=2)]
-
-    module = types.ModuleType("benchmarks.fake_local")
-    module.run = run
-    monkeypatch.setitem(sys.modules, "benchmarks.fake_local", module)
-    args = cli.parse_args(["local", "--quick", "--splits", "2"])
-    _, rows = cli.run_delegated("fake_local", args, progress=None)
-    assert calls == dict(quick=True, n_splits=2)
-    assert rows[0]["error_mean"] == pytest.approx(6.1)
-    assert rows[0]["error_se"] == pytest.approx(0.4)
-
-
-# --------------------------------------------------------------------------
-# Basis-size summary and the results page
-# --------------------------------------------------------------------------
-
-
-def test_basis_size_summary_has_one_row_per_method_and_size():
-    from benchmarks import basis_size
+def test_summarise_groups_by_the_given_fields_in_first_seen_order():
     records = [dict(dataset="segment", split=split, method=method, n_basis=size,
                     error=error, fit_seconds=1.0, n_active=size / 2)
                for split, error in ((0, 0.04), (1, 0.06))
                for method in ("global", "local") for size in (50, 200)]
-    rows = basis_size.summarise(records)
+    rows = results.summarise(records, by=("dataset", "method", "n_basis"))
     assert [(row["method"], row["n_basis"]) for row in rows] == [
         ("global", 50), ("global", 200), ("local", 50), ("local", 200)]
     assert all(row["error_mean"] == pytest.approx(5.0) and row["n_splits"] == 2
                for row in rows)
-    assert rows[1]["n_active_mean"] == 100
+
+
+def test_csv_round_trip_puts_required_columns_first(tmp_path):
+    rows = results.summarise(_records())
+    path = tmp_path / "sub" / "global.csv"
+    results.write_csv(path, rows, results.SUMMARY_COLUMNS)
+    header = path.read_text().splitlines()[0].split(",")
+    assert tuple(header[:len(results.SUMMARY_COLUMNS)]) == results.SUMMARY_COLUMNS
+    assert "n_failed" in header
+    back = results.read_csv(path)
+    assert back[0]["method"] == "m" and back[0]["n_splits"] == 3
+    assert back[0]["error_mean"] == pytest.approx(20.0)
+    assert math.isnan(back[1]["error_se"])
+    results.write_csv(path, rows, results.SUMMARY_COLUMNS, extra=False)
+    assert path.read_text().splitlines()[0] == ",".join(results.SUMMARY_COLUMNS)
+
+
+def test_merge_records_replaces_rerun_pairs_and_keeps_the_others(tmp_path):
+    path = tmp_path / "splits.csv"
+    results.write_csv(path, [dict(dataset=d, split=s, method=m, error=0.5)
+                             for d in ("b", "a") for s in (0, 1) for m in ("x", "y")],
+                      ("dataset", "split", "method", "error"))
+    merged = results.merge_records(path, [dict(dataset="a", split=0, method="y", error=0.1)],
+                                   datasets=["b", "a"], methods=["y", "x"])
+    assert [(r["dataset"], r["split"], r["method"], r["error"]) for r in merged] == [
+        ("b", 0, "y", 0.5), ("b", 0, "x", 0.5), ("b", 1, "y", 0.5), ("b", 1, "x", 0.5),
+        ("a", 0, "y", 0.1), ("a", 0, "x", 0.5), ("a", 1, "x", 0.5)]
+
+
+def test_keep_summaries_changes_only_the_rows_it_reruns(tmp_path):
+    earlier = [_summary("vehicle", "LMNN", 0.2, 96.0412), _summary("vehicle", "ITML", 0.3, 1.0)]
+    results.write_csv(tmp_path / "global.csv", earlier, results.SUMMARY_COLUMNS)
+    # re-summarised from rounded fits: LMNN's median moved in its last digit
+    rows = [dict(earlier[0], fit_seconds_median=96.0413), dict(earlier[1], error_mean=0.25)]
+    kept = results.keep_summaries(tmp_path / "global.csv", rows, {("vehicle", "ITML")})
+    assert kept[0]["fit_seconds_median"] == 96.0412 and kept[1]["error_mean"] == 0.25
+
+
+def test_results_table_is_markdown_with_one_line_per_row():
+    lines = results.results_table(results.summarise(_records()))
+    assert lines[:2] == ["| dataset | method | 3-NN test error (%) | fit time (s, median) "
+                         "| active basis | splits |", "|---|---|---|---|---|---|"]
+    assert lines[2] == "| d | m | 20.0 ± 5.8 | 2.00 | 6 | 3 (+1 failed) |"
+    assert lines[3] == "| d | single | 50.0 | 7.00 | - | 1 |"
+
+
+# --------------------------------------------------------------------------
+# The global table
+# --------------------------------------------------------------------------
+
+
+def test_quick_selects_the_small_configuration():
+    dataset_keys, method_keys, budget = global_table.plan(quick=True)
+    assert dataset_keys == list(global_table.QUICK_DATASETS)
+    assert set(method_keys) == {"euclidean", "ours", "ours_defaults", "ml_scml", "itml"}
+    assert set(budget.values()) == {global_table.QUICK_SPLITS}
+
+
+def test_full_plan_caps_slow_methods_per_dataset():
+    dataset_keys, method_keys, budget = global_table.plan()
+    assert dataset_keys == ["vehicle", "vowel", "segment", "letters", "mfeat_pix",
+                            "mnist5k", "newsgroups"]
+    assert set(method_keys) == set(global_table.METHODS)
+    assert budget["letters", "ours"] == budget["mnist5k", "ours"] == global_table.FULL_SPLITS
+    assert budget["letters", "lmnn"] == 1
+    assert ("letters", "ITML") in global_table.skipped(budget)
+    # --splits lowers every budget but never raises a cap.
+    _, _, budget = global_table.plan(n_splits=3)
+    assert budget["vehicle", "ours"] == 3 and budget["letters", "lmnn"] == 1
+    # --uncapped runs the pairs the caps leave out (ITML on Letters).
+    _, _, budget = global_table.plan(n_splits=5, uncapped=True,
+                                     dataset_names=["letters"], method_names=["itml"])
+    assert budget["letters", "itml"] == 5 and not global_table.skipped(budget)
+
+
+def test_global_run_records_every_fit_and_failures(toy, monkeypatch):
+    def broken(split, seed):
+        raise ValueError("could not broadcast")
+    monkeypatch.setitem(global_table.METHODS, "broken",
+                        global_table.Method("broken", "broken", broken))
+    seen = []
+    records = global_table.run(n_splits=2, datasets=["toy"],
+                               methods=["euclidean", "ours_defaults", "broken"],
+                               progress=seen.append)
+    assert seen == records and len(records) == 6
+    assert [record["split"] for record in records] == [0, 0, 0, 1, 1, 1]
+    ours = [r for r in records if r["method"] == global_table.OURS_DEFAULTS]
+    assert all(0 <= r["error"] <= 1 and r["fit_seconds"] > 0 and r["n_active"] >= 1
+               for r in ours)
+    assert all(r["failed"] == "ValueError: could not broadcast"
+               for r in records if r["method"] == "broken")
+
+
+def test_tuned_ours_is_tested_at_the_beta_chosen_on_validation(toy):
+    split = next(global_table.splits("toy", 1))
+    record = global_table.METHODS["ours"].run(split, 0)
+    model = SCML_Supervised(beta=float(record["chosen"]), random_state=0).fit(
+        split.X_train, split.y_train)
+    assert record["error"] == protocol.knn_error(model.transform(split.X_train),
+                                                 split.y_train, model.transform(split.X_test),
+                                                 split.y_test)
+    assert record["n_active"] == model.n_active_basis_
+    assert record["tune_seconds"] >= record["fit_seconds"]
+
+
+@pytest.mark.skipif(__import__("multiprocessing").get_start_method() != "fork",
+                    reason="workers see the test's toy dataset only when forked")
+def test_parallel_run_gives_the_records_of_the_serial_run(toy):
+    options = dict(n_splits=2, datasets=["toy"], methods=["euclidean", "linear_svm", "nca"])
+    serial = global_table.run(**options)
+    parallel = global_table.run(n_jobs=2, **options)
+    assert global_table.METHODS["nca"].slow
+    assert [(r["split"], r["method"], r["error"]) for r in parallel] == \
+        [(r["split"], r["method"], r["error"]) for r in serial]
+
+
+def test_global_command_prints_tables_and_progress_and_merges_reruns(toy, tmp_path, capsys):
+    base = ["global", "--quick", "--datasets", "toy", "--out", str(tmp_path)]
+    assert cli.main(base + ["--methods", "euclidean", "ours_defaults"]) == 0
+    captured = capsys.readouterr()
+    assert "| toy | Euclidean |" in captured.out
+    assert "| toy | SCML_Supervised (ours, defaults) |" in captured.out
+    # one progress line per fit, on stderr
+    assert len([line for line in captured.err.splitlines() if "split" in line]) == 4
+    assert (tmp_path / "global_run.json").exists()
+    first = results.read_csv(tmp_path / "global_splits.csv")
+    # Rerun one method on three splits: its records are replaced, the other
+    # method's are kept, and the summary covers both.
+    assert cli.main(base + ["--methods", "ours_defaults", "--splits", "3", "--merge"]) == 0
+    merged = results.read_csv(tmp_path / "global_splits.csv")
+    assert [r for r in merged if r["method"] == "Euclidean"] == [
+        r for r in first if r["method"] == "Euclidean"]
+    assert [r["split"] for r in merged] == [0, 0, 1, 1, 2]
+    rows = {row["method"]: row for row in results.read_csv(tmp_path / "global.csv")}
+    assert rows["Euclidean"]["n_splits"] == 2 and rows[global_table.OURS_DEFAULTS][
+        "n_splits"] == 3
+    # Without --merge the files hold this run only.
+    assert cli.main(base + ["--methods", "ours_defaults"]) == 0
+    assert {r["method"] for r in results.read_csv(tmp_path / "global.csv")} == {
+        global_table.OURS_DEFAULTS}
+
+
+def test_target_table_states_ratios_and_verdicts():
+    rows = [_summary("segment", global_table.OURS_DEFAULTS, 3.0, 0.5),
+            _summary("segment", global_table.METRIC_LEARN_SCML, 3.5, 4.0),
+            _summary("segment", "LMNN", 4.0, 20.0),
+            _summary("letters", global_table.OURS_TUNED, 9.0, 2.0),
+            _summary("letters", global_table.METRIC_LEARN_SCML, 8.0, 6.0)]
+    text = "\n".join(global_table.target_table(rows))
+    assert "8.0x (target 5x: met)" in text and "40.0x (target 50x: MISSED)" in text
+    assert "3.00 vs 3.50: met" in text
+    assert "3.0x (target 5x: MISSED)" in text and "9.00 vs 8.00: MISSED" in text
+    assert "not run" in text  # no LMNN on letters
+    assert global_table.target_table([_summary("vehicle", global_table.OURS_TUNED, 1, 1)]) == []
+
+
+# --------------------------------------------------------------------------
+# Local and multi-task tables
+# --------------------------------------------------------------------------
+
+
+def test_local_global_rows_are_the_global_tables_tuned_ours(toy, monkeypatch):
+    monkeypatch.setattr(local, "EXTRA_DATASET_KEYS", ("toy",))
+    monkeypatch.setitem(local.PAPER_EMBEDDING_DIM, "toy", 4)
+    records = local.run(n_splits=1, datasets=["toy"])
+    assert [record["method"] for record in records] == ["SCML-Global", "SCML-Local"]
+    ours = global_table.METHODS["ours"].run(next(global_table.splits("toy", 1)), 0)
+    assert {key: records[0][key] for key in ("error", "n_active", "chosen")} == {
+        key: ours[key] for key in ("error", "n_active", "chosen")}
+
+
+def _toy_tasks(dataset, seed):
+    X, y = make_classification(n_samples=240, n_features=5, n_informative=3,
+                               n_redundant=0, n_classes=3, random_state=seed)
+    tasks, parts = np.arange(240) % 2, np.arange(240) % 5  # 3/5 train, 1/5 val, 1/5 test
+    layout = {}
+    for name, rows in (("train", parts < 3), ("val", parts == 3), ("test", parts == 4)):
+        layout["X_" + name], layout["y_" + name] = X[rows], y[rows]
+        layout["task_" + name] = tasks[rows]
+    return layout
+
+
+def test_multitask_run_keeps_every_beta_of_the_grid(monkeypatch):
+    monkeypatch.setattr(multitask, "load", _toy_tasks)
+    records, path = multitask.run(n_splits=1, datasets=("vowel",), lmnn_on=(),
+                                  betas=(1e-3, 1e-5))
+    assert [r["method"] for r in records] == ["st-Euc", "st-SCML", "u-Euc", "u-SCML",
+                                              "mt-SCML"]
+    assert [(r["beta"], r["method"]) for r in path] == [
+        (beta, method) for beta in (1e-5, 1e-3) for method in multitask.PATH_METHODS]
+    # The tuned row is the path's entry at the beta it chose.
+    mt = records[-1]
+    assert (mt["error"], mt["n_active"]) in [(r["error"], r["n_active"]) for r in path
+                                             if r["method"] == "mt-SCML"]
+
+
+def test_multitask_path_rows_summarise_every_beta():
+    path = [dict(dataset="vowel", split=split, method=method, beta=1e-3, error=error,
+                 fit_seconds=seconds, n_active=active, fit_ratio_to_st=seconds / 2.0)
+            for split, errors in enumerate(((0.10, 0.2, 0.08), (0.12, 0.2, 0.06)))
+            for method, error, seconds, active in zip(
+                multitask.PATH_METHODS, errors, (2.0, 1.0, 3.0), (100, 40, 80))]
+    rows = {row["method"]: row for row in multitask.path_rows(path)}
+    assert rows["mt-SCML"]["error_mean"] == pytest.approx(7.0)
+    assert rows["mt-SCML"]["n_active_mean"] == 80 and rows["mt-SCML"]["beta"] == 1e-3
+    assert rows["mt-SCML"]["fit_ratio_to_st"] == 1.5 and rows["u-SCML"]["fit_ratio_to_st"] == 0.5
+
+
+def test_multitask_targets_give_verdicts():
+    records = [dict(dataset="vowel", split=0, method=method, error=error, fit_seconds=seconds,
+                    n_active=active) for method, error, seconds, active in (
+        ("st-SCML", 0.10, 1.0, 100), ("u-SCML", 0.2, 0.5, 40), ("mt-SCML", 0.08, 3.0, 80))]
+    assert multitask.targets(records) == [
+        "[vowel] mt error 8.00% vs best of st/u 10.00%: met; active mt 80.0 vs st total "
+        "100.0: met; fit time mt/st per split [3.] (max 3.00): MISSED"]
+
+
+# --------------------------------------------------------------------------
+# The results pages
+# --------------------------------------------------------------------------
 
 
 def test_results_page_puts_the_paper_beside_ours(tmp_path):
-    from benchmarks import report
-    rows = [_summary("segment", cli.OURS_TUNED, 3.9, 0.5),
-            _summary("segment", cli.METRIC_LEARN_SCML, 4.0, 3.0),
-            _summary("vehicle", cli.OURS_TUNED, 24.0, 0.5)]
-    cli.write_csv(tmp_path / "global.csv", rows, cli.SUMMARY_COLUMNS)
+    rows = [_summary("segment", global_table.OURS_TUNED, 3.9, 0.5),
+            _summary("segment", global_table.METRIC_LEARN_SCML, 4.0, 3.0),
+            _summary("vehicle", global_table.OURS_TUNED, 24.0, 0.5)]
+    results.write_csv(tmp_path / "global.csv", rows, results.SUMMARY_COLUMNS)
     page = report.write_page(tmp_path).read_text()
     assert "| segment | 3.9 ± 0.1 (4.1) | 4.0 ± 0.1 |" in page
     assert "| segment | 3.9 ± 0.1 | 4.1 | -0.2 | 2 | within 1.5 |" in page
@@ -329,89 +461,38 @@ def test_results_page_puts_the_paper_beside_ours(tmp_path):
     assert "6.0x (target 5x: met)" in page
 
 
-def test_reduced_datasets_get_unit_rows_and_the_others_the_run_scaling():
-    rng = np.random.RandomState(0)
-    X = rng.rand(40, 12) * 5
-    train, val, test = np.arange(24), np.arange(24, 32), np.arange(32, 40)
-    reduced = compare_global.Dataset("r", "", None, reduction="pca", n_components=3)
-    parts = reduced.features(X, train, val, test, "minmax")
-    assert [part.shape for part in parts] == [(24, 3), (8, 3), (8, 3)]
-    np.testing.assert_allclose(np.linalg.norm(np.vstack(parts), axis=1), 1.0)
-    plain = compare_global.Dataset("p", "", None)
-    train_part, _, _ = plain.features(X, train, val, test, "minmax")
-    assert train_part.min() == 0.0 and train_part.max() == 1.0
-
-
 def test_results_page_sets_local_beside_metric_learns_best(tmp_path):
-    from benchmarks import report
-    cli.write_csv(tmp_path / "global.csv", [
-        _summary("vowel", "LMNN", 7.5, 20.0),
-        _summary("vowel", "NCA", 6.5, 1.0),
-        _summary("vowel", cli.OURS_TUNED, 6.0, 0.3)], cli.SUMMARY_COLUMNS)
-    cli.write_csv(tmp_path / "local.csv", [
+    results.write_csv(tmp_path / "global.csv", [
+        _summary("vowel", "LMNN", 7.5, 20.0), _summary("vowel", "NCA", 6.5, 1.0),
+        _summary("vowel", global_table.OURS_TUNED, 6.0, 0.3)], results.SUMMARY_COLUMNS)
+    results.write_csv(tmp_path / "local.csv", [
         _summary("vowel", "SCML-Global", 6.0, 0.3),
-        _summary("vowel", "SCML-Local", 4.0, 1.0)], cli.SUMMARY_COLUMNS)
+        _summary("vowel", "SCML-Local", 4.0, 1.0)], results.SUMMARY_COLUMNS)
     page = report.write_page(tmp_path).read_text()
     # ours beside the paper (10.9 / 6.1); metric-learn's best is NCA, not ours
     assert "| vowel | 6.0 ± 0.1 (10.9) | 4.0 ± 0.1 (6.1) | NCA: 6.5 ± 0.1 [2] |" in page
 
 
-def test_multitask_path_rows_summarise_every_beta():
-    from benchmarks import multitask
-    def split(st, mt):
-        return {"path": {"st-SCML": {1e-3: (st, 2.0, 100)},
-                         "u-SCML": {1e-3: (0.2, 1.0, 40)},
-                         "mt-SCML": {1e-3: (mt, 3.0, 80)}}}
-    rows = multitask._path_rows("vowel", [split(0.10, 0.08), split(0.12, 0.06)],
-                                (1e-3,))
-    by_method = {row["method"]: row for row in rows}
-    assert set(by_method) == set(multitask.PATH_METHODS)
-    mt = by_method["mt-SCML"]
-    assert mt["beta"] == 1e-3 and mt["n_splits"] == 2
-    assert mt["error_mean"] == pytest.approx(7.0)
-    assert mt["n_active_mean"] == 80 and mt["fit_ratio_to_st"] == pytest.approx(1.5)
-    assert by_method["u-SCML"]["fit_ratio_to_st"] == pytest.approx(0.5)
-
-
-def test_multitask_run_uses_the_given_beta_grid(monkeypatch, tmp_path):
-    from benchmarks import multitask
-
-    def toy_tasks(dataset, seed):
-        X, y = make_classification(n_samples=240, n_features=5,
-                                   n_informative=3, n_redundant=0,
-                                   n_classes=3, random_state=seed)
-        tasks = np.arange(240) % 2
-        parts = np.arange(240) % 5       # 3/5 train, 1/5 val, 1/5 test
-        data = {}
-        for name, rows in (("train", parts < 3), ("val", parts == 3),
-                           ("test", parts == 4)):
-            data["X_" + name], data["y_" + name] = X[rows], y[rows]
-            data["task_" + name] = tasks[rows]
-        return data
-
-    monkeypatch.setattr(multitask, "_load", toy_tasks)
-    monkeypatch.setattr(multitask, "timing", lambda *args, **kwargs:
-                        pytest.fail("timing ran although with_timing=False"))
-    rows = multitask.run(n_splits=1, datasets=("vowel",), lmnn_on=(),
-                         betas=(1e-3, 1e-5), with_timing=False, out=tmp_path)
-    assert {row["method"] for row in rows} == {
-        "st-Euc", "st-SCML", "u-Euc", "u-SCML", "mt-SCML"}
-    path = cli.read_csv(tmp_path / "multitask_path.csv")
-    assert sorted({float(row["beta"]) for row in path}) == [1e-5, 1e-3]
-
-
 def test_results_page_shows_the_multitask_timing(tmp_path):
-    from benchmarks import multitask, report
-    cli.write_csv(tmp_path / "multitask_timing.csv", [dict(
+    results.write_csv(tmp_path / "multitask_timing.csv", [dict(
         dataset="vowel", beta=1e-3, n_splits=5, st_seconds_median=0.8,
-        mt_seconds_median=1.2, ratio_median=1.5, ratio_max=2.25)],
-        multitask.TIMING_COLUMNS)
+        mt_seconds_median=1.2, ratio_median=1.5, ratio_max=2.25)], multitask.TIMING_COLUMNS)
     page = report.write_page(tmp_path).read_text()
     assert "| vowel | 0.001 | 5 | 0.80 | 1.20 | 1.50 | 2.25 |" in page
 
 
+def test_memory_table_judges_only_the_global_fit_against_1_gib():
+    base = dict(dataset="letters", n_basis=400, n_train=3000, rss_before_fit_mib=140.0,
+                fit_increase_mib=0.0, fit_seconds=1.0, n_active=10)
+    rows = [dict(base, method=memory.GLOBAL_METHOD, peak_rss_mib=360.0),
+            dict(base, method=memory.GLOBAL_METHOD, peak_rss_mib=2048.0),
+            dict(base, method=memory.LOCAL_METHOD, peak_rss_mib=2644.0)]
+    verdicts = [line.rstrip(" |").rsplit("| ", 1)[-1] for line in memory.table(rows)[2:]]
+    assert verdicts == ["met", "MISSED", "-"]
+
+
 # --------------------------------------------------------------------------
-# The cone diagnostic (benchmarks/cone.py)
+# The diagnostics: cone, exact, shipped, calibration
 # --------------------------------------------------------------------------
 
 
@@ -424,75 +505,51 @@ def test_cone_projection_recovers_a_metric_of_the_cone_and_not_one_outside():
     inside = np.einsum("k,ki,kj->ij", weights, basis, basis)
     found, residual = cone_projection(inside, basis)
     assert residual < 1e-8 and np.all(found >= 0)
-    np.testing.assert_allclose(np.einsum("k,ki,kj->ij", found, basis, basis),
-                               inside, atol=1e-8)
+    np.testing.assert_allclose(np.einsum("k,ki,kj->ij", found, basis, basis), inside,
+                               atol=1e-8)
     # a rank-one matrix along a direction no element is near
     outside = np.outer([1.0, -1.0, 1.0, -1.0], [1.0, -1.0, 1.0, -1.0])
     assert cone_projection(outside, basis[:3])[1] > 0.1
 
 
-def test_cone_diagnostic_rows_on_toy_data(toy_dataset):
+def test_cone_diagnostic_rows_on_toy_data(toy):
     from benchmarks.cone import diagnose
-    from metric_learn_scml import SCML_Supervised
-    X, labels = toy_dataset.load()
+    X, labels = toy.load()
     y = np.unique(labels, return_inverse=True)[1]
     # The reference is our own model: it lies in the cone of its basis.
     rows = diagnose(X[:100], y[:100], X[100:], y[100:], random_state=0,
-                    reference=lambda X, y: SCML_Supervised(random_state=0)
-                    .fit(X, y))
+                    reference=lambda X, y: SCML_Supervised(random_state=0).fit(X, y))
     by_name = {row["metric"]: row for row in rows}
-    assert list(by_name) == ["Euclidean", "ours", "ours, full-batch optimum",
-                             "LMNN", "LMNN in the cone"]
+    assert list(by_name) == ["Euclidean", "ours", "ours, full-batch optimum", "LMNN",
+                             "LMNN in the cone"]
     assert by_name["LMNN in the cone"]["cone_residual"] < 1e-6
     assert by_name["LMNN"]["error"] == by_name["ours"]["error"]
     assert by_name["LMNN in the cone"]["error"] == by_name["ours"]["error"]
     # the full-batch optimum of the same objective is no worse on it
     assert (by_name["ours, full-batch optimum"]["hinge_best_scale"]
             <= by_name["ours"]["hinge_best_scale"] + 1e-3)
-    for row in rows:
-        assert 0 <= row["violated"] <= 1 and row["hinge_best_scale"] >= 0
 
 
-def test_full_batch_weights_do_not_increase_the_objective():
+def test_full_batch_weights_minimise_the_objective_written_out():
     from benchmarks.cone import full_batch_weights
-    from metric_learn_scml import SCML_Supervised
     from metric_learn_scml._triplets import triplets_from_labels
     X, y = make_classification(n_samples=120, n_features=6, n_informative=4,
                                n_redundant=0, n_classes=3, random_state=1)
     model = SCML_Supervised(n_basis=60, random_state=0).fit(X, y)
     triplets = triplets_from_labels(X, y, 3, 10)
     projected = X @ model.basis_.T
+    beta = float(model.beta_)
 
     def objective(weights):
         gaps = ((projected[triplets[:, 0]] - projected[triplets[:, 1]]) ** 2
-                - (projected[triplets[:, 0]] - projected[triplets[:, 2]]) ** 2
-                ) @ weights
-        return np.maximum(0, 1 + gaps).mean() + model.beta_ * weights.sum()
+                - (projected[triplets[:, 0]] - projected[triplets[:, 2]]) ** 2) @ weights
+        return np.maximum(0, 1 + gaps).mean() + beta * weights.sum()
 
-    start = model.weights_.astype(float)
-    weights, value = full_batch_weights(X, triplets, model.basis_, model.beta_,
-                                        start)
+    start = np.ravel(model.weights_).astype(float)
+    weights, value = full_batch_weights(X, triplets, model.basis_, beta, start)
     assert np.all(weights >= 0)
     assert value == pytest.approx(objective(weights))
     assert value <= objective(start) + 1e-12
-
-
-def test_memory_table_judges_only_the_global_fit_against_1_gib():
-    from benchmarks import memory
-    base = dict(dataset="letters", n_basis=400, n_train=3000,
-                rss_before_fit_mib=140.0, fit_increase_mib=0.0,
-                fit_seconds=1.0, n_active=10)
-    rows = [dict(base, method=memory.GLOBAL_METHOD, peak_rss_mib=360.0),
-            dict(base, method=memory.GLOBAL_METHOD, peak_rss_mib=2048.0),
-            dict(base, method=memory.LOCAL_METHOD, peak_rss_mib=2644.0)]
-    verdicts = [line.rstrip(" |").rsplit("| ", 1)[-1]
-                for line in memory.table(rows)[2:]]
-    assert verdicts == ["met", "MISSED", "-"]
-
-
-# --------------------------------------------------------------------------
-# The exact-optimum diagnostic (benchmarks/exact.py; needs cvxpy)
-# --------------------------------------------------------------------------
 
 
 def test_exact_optimum_solves_the_solvers_objective_and_beats_rda():
@@ -527,10 +584,27 @@ def test_exact_optimum_solves_the_solvers_objective_and_beats_rda():
 def test_shipped_defaults_table_on_iris():
     from benchmarks import shipped
     rows = shipped.run(n_splits=1, names=("iris",))
-    assert [row["method"] for row in rows] == list(shipped.METHODS)
-    for row in rows:
-        assert set(row) == set(shipped.COLUMNS)
-        assert 0 <= row["error_mean"] < 20 and row["n_warnings"] == 0
+    assert [row["method"] for row in rows] == ["Euclidean", "ours", "local"]
+    assert all(row["error_mean"] < 20 and row["n_warnings"] == 0 for row in rows)
+
+
+def test_calibration_scores_every_preprocessing_on_the_tables_splits(toy, monkeypatch):
+    from benchmarks import calibration
+    from benchmarks.data import PREPROCESSINGS
+    monkeypatch.setattr(calibration, "GLOBAL_DATASETS", {"toy": toy})
+    monkeypatch.setattr(calibration, "TASK_DATASETS", ())
+    for name in ("toy", "reuters_r8"):
+        monkeypatch.setitem(calibration.DATASETS, name, toy)
+    records = calibration.run(n_splits=1)
+    X, y = toy.load()
+    train, _, test = next(protocol.paper_splits(y, 1))
+    expected = []
+    for scale in PREPROCESSINGS.values():
+        X_train, X_test = scale(X[train], X[test])
+        expected.append(protocol.knn_error(X_train, y[train], X_test, y[test]))
+    assert [(r["dataset"], r["method"], r["error"]) for r in records] == [
+        (dataset, method, error) for dataset in ("toy", "reuters_r8")
+        for method, error in zip(PREPROCESSINGS, expected)]
 
 
 # --------------------------------------------------------------------------
@@ -539,31 +613,16 @@ def test_shipped_defaults_table_on_iris():
 
 
 def test_breadth_datasets_and_groups():
-    from benchmarks import breadth
-    assert len(breadth.KEEL_NUMERIC) >= 20
-    assert set(breadth.SHIPPED) <= set(breadth.DATASETS)
+    assert len(breadth.DATASETS) == 35
     assert list(breadth.DATASETS) == sorted(set(breadth.DATASETS))
     # The rule is alphabetical alternation, and every dataset has a group.
     assert breadth.SELECTION == breadth.DATASETS[0::2]
     assert breadth.HELD_OUT == breadth.DATASETS[1::2]
-
-
-def test_protocol_subsample_keeps_class_shares_and_is_seeded():
-    from benchmarks import protocol
-    y = np.repeat([0, 1, 2], [100, 50, 10])
-    kept = protocol.subsample(y, 80)
-    assert np.array_equal(np.bincount(y[kept]), [50, 25, 5])
-    assert np.array_equal(kept, np.sort(kept))
-    assert np.array_equal(kept, protocol.subsample(y, 80))
-    assert np.array_equal(protocol.subsample(y, 1000), np.arange(160))
+    assert set(breadth.GROUPS) == set(breadth.DATASETS)
 
 
 def _euclidean_error(load, seed=0):
     """3-NN error (%) of one split, written without the benchmark's helpers."""
-    from sklearn.model_selection import StratifiedShuffleSplit
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
     X, y = load(return_X_y=True)
     train, test = next(StratifiedShuffleSplit(1, test_size=0.3, random_state=seed)
                        .split(X, y))
@@ -572,9 +631,6 @@ def _euclidean_error(load, seed=0):
 
 
 def test_breadth_command_writes_table_csv_and_merges_reruns(tmp_path, capsys):
-    from sklearn.datasets import load_iris, load_wine
-
-    from benchmarks import breadth
     argv = ["breadth", "--datasets", "iris", "wine", "--splits", "1",
             "--methods", "euclidean", "ours", "--out", str(tmp_path)]
     assert cli.main(argv) == 0
@@ -583,40 +639,34 @@ def test_breadth_command_writes_table_csv_and_merges_reruns(tmp_path, capsys):
     assert "| iris | selection | 105 x 4 |" in printed
     assert "| wine | held-out | 124 x 13 |" in printed
     assert "| ours vs Euclidean | all | 2 |" in printed
-
     rows = {(row["dataset"], row["method"]): row
-            for row in cli.read_csv(tmp_path / "breadth.csv")}
+            for row in results.read_csv(tmp_path / "breadth.csv")}
     assert set(rows) == {(d, m) for d in ("iris", "wine") for m in ("Euclidean", "ours")}
     header = (tmp_path / "breadth.csv").read_text().splitlines()[0].split(",")
     assert tuple(header[:len(breadth.SUMMARY_COLUMNS)]) == breadth.SUMMARY_COLUMNS
     for name, load in (("iris", load_iris), ("wine", load_wine)):
         assert rows[name, "Euclidean"]["error_mean"] == pytest.approx(
             _euclidean_error(load), abs=1e-4)
-        assert rows[name, "Euclidean"]["fit_seconds_mean"] == 0
         assert rows[name, "ours"]["fit_seconds_mean"] > 0
-        assert rows[name, "ours"]["n_splits"] == 1
     assert rows["iris", "ours"]["group"] == "selection"
     page = (tmp_path / "breadth.md").read_text()
     assert "| iris | selection | 105 x 4 |" in page
     assert "- breadth fits: Euclidean, ours at commit" in page
-
     # Rerunning one method replaces its fits and keeps the others.
-    first = breadth.read_records(tmp_path / "breadth_splits.csv")
+    first = results.read_records(tmp_path / "breadth_splits.csv")
     assert cli.main(argv[:6] + ["--methods", "ours", "--out", str(tmp_path)]) == 0
-    again = breadth.read_records(tmp_path / "breadth_splits.csv")
+    again = results.read_records(tmp_path / "breadth_splits.csv")
     assert len(again) == len(first) == 4
-    euclidean = [record for record in first if record["method"] == "Euclidean"]
-    assert [record for record in again if record["method"] == "Euclidean"] == euclidean
+    assert [r for r in again if r["method"] == "Euclidean"] == [
+        r for r in first if r["method"] == "Euclidean"]
 
 
 def test_breadth_comparisons_count_ties_within_the_band():
-    from benchmarks import breadth
-    records = []
-    for dataset, ours, euclidean in (("iris", 10.0, 13.0), ("wine", 5.0, 5.4),
-                                     ("digits", 8.0, 6.0)):
-        for method, error in (("ours", ours), ("Euclidean", euclidean)):
-            records.append(dict(dataset=dataset, split=0, method=method,
-                                error=error / 100, fit_seconds=0.0))
+    records = [dict(dataset=dataset, split=0, method=method, error=error / 100,
+                    fit_seconds=0.0)
+               for dataset, ours, euclidean in (("iris", 10.0, 13.0), ("wine", 5.0, 5.4),
+                                                ("digits", 8.0, 6.0))
+               for method, error in (("ours", ours), ("Euclidean", euclidean))]
     assert breadth.differences(records, "ours", "Euclidean") == pytest.approx(
         {"iris": -3.0, "wine": -0.4, "digits": 2.0})
     table = "\n".join(breadth.comparison_table(records))
@@ -626,13 +676,11 @@ def test_breadth_comparisons_count_ties_within_the_band():
 
 
 def test_breadth_records_failures_and_skips(monkeypatch):
-    from benchmarks import breadth
-
     def broken(random_state):
         raise ValueError("boom")
 
-    monkeypatch.setitem(breadth.METHODS, "lmnn", ("LMNN", broken, True))
-    monkeypatch.setitem(breadth.METHODS, "nca", ("NCA", broken, True))
+    monkeypatch.setitem(breadth.METHODS, "lmnn", breadth.BreadthMethod("LMNN", broken, True))
+    monkeypatch.setitem(breadth.METHODS, "nca", breadth.BreadthMethod("NCA", broken, True))
     monkeypatch.setattr(breadth, "SIZE_LIMIT", 1000)
     records = breadth.run(["iris", "wine"], ["lmnn", "nca"], n_splits=1)
     by_key = {(r["dataset"], r["method"]): r for r in records}
@@ -644,38 +692,8 @@ def test_breadth_records_failures_and_skips(monkeypatch):
 
 
 def test_breadth_evaluate_reuses_the_splits_and_scaling():
-    from sklearn.datasets import load_iris, load_wine
-    from sklearn.preprocessing import FunctionTransformer
-
-    from benchmarks import breadth
     # An identity metric is the Euclidean one.
-    errors = breadth.evaluate(lambda random_state: FunctionTransformer(),
-                              ["iris", "wine"], n_splits=1)
+    errors = breadth.evaluate(lambda random_state: FunctionTransformer(), ["iris", "wine"],
+                              n_splits=1)
     assert errors == pytest.approx({"iris": _euclidean_error(load_iris),
                                     "wine": _euclidean_error(load_wine)})
-
-
-@pytest.mark.realdata
-def test_breadth_keel_datasets_are_the_numeric_ones():
-    from benchmarks import breadth, datasets
-    for name in datasets.KEEL_BALANCED:
-        try:
-            X, y = datasets.load_keel(name)
-        except ValueError as error:
-            assert "categorical" in str(error) and name not in breadth.KEEL_NUMERIC
-            continue
-        except RuntimeError as error:
-            pytest.skip(f"real data unavailable: {error}")
-        assert np.all(np.isfinite(X)) and len(np.unique(y)) >= 2
-        assert name in breadth.KEEL_NUMERIC or name in ("iris", "wine", "wdbc")
-
-
-@pytest.mark.realdata
-def test_small_tasks_are_three_tasks_of_60_training_points():
-    from benchmarks import breadth
-    X_train, y_train, t_train, X_test, y_test, t_test = breadth._small_task_splits(0)
-    assert X_train.shape == (180, 90) and X_test.shape == (180, 90)
-    assert np.array_equal(np.bincount(t_train), [60, 60, 60])
-    assert np.array_equal(np.bincount(y_train), [12] * 15)
-    assert np.allclose(np.linalg.norm(X_train, axis=1), 1)
-    assert set(zip(y_train // 5, t_train)) == {(t, t) for t in range(3)}
