@@ -19,7 +19,8 @@ memory, basis-size
     Peak memory of our fit on Letters; error and active basis elements
     against the basis size on Segment.
 report
-    Rebuild the results page and plots from the CSV files in ``--out``.
+    Rebuild the results page and plots from the CSV files in ``--out``, and
+    check the summary files against the splits files.
 breadth, small-tasks
     Every estimator at its defaults on 35 public datasets, and on small
     tasks of movement_libras (:mod:`benchmarks.breadth`; their own page,
@@ -261,6 +262,7 @@ def finish_breadth(args, name, records, start, preprocessing):
 def run_report(args, progress):
     out = args.out or RESULTS_DIR
     print(report.write_page(out))
+    print("\n".join(report.check(out)))
 
 
 def run_cone(args, progress):

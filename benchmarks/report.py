@@ -5,7 +5,7 @@ report`` rebuilds the first; ``python -m benchmarks all`` ends with it).
 Our numbers stand beside those of Shi, Bellet and Sha (AAAI 2014, tables 2,
 3, 5 and 7, 20 splits, errors in percent). matplotlib is needed for the
 plots only (``pip install -e .[benchmarks]``); without it the page is still
-written.
+written. :func:`check` re-derives the summary files from the splits files.
 """
 
 import json
@@ -14,9 +14,9 @@ from pathlib import Path
 
 from . import basis_size, breadth, memory, multitask
 from .global_table import METRIC_LEARN_SCML, OURS_DEFAULTS, OURS_TUNED, target_table
-from .results import (PAPER_ACTIVE_GLOBAL, PAPER_GLOBAL, column,
+from .results import (PAPER_ACTIVE_GLOBAL, PAPER_GLOBAL, column, compare_summaries,
                       format_error, format_number, format_seconds, markdown_table, paper_value,
-                      pivot, read_csv, read_records, results_table)
+                      pivot, read_csv, read_records, results_table, summarise)
 
 # Which row of the paper's table each of our methods stands beside.
 PAPER_COUNTERPART = {
@@ -348,3 +348,23 @@ def write_breadth_page(out):
     page = out / "breadth.md"
     page.write_text("\n".join(lines) + "\n")
     return page
+
+
+# Summary file: (splits file, how its rows are summarised).
+DERIVED = {"global.csv": ("global_splits.csv", summarise),
+           "breadth.csv": ("breadth_splits.csv", breadth.summary_rows),
+           "small_tasks.csv": ("small_tasks_splits.csv", breadth.summary_rows)}
+
+
+def check(out):
+    """Lines saying whether each summary file in ``out`` follows from its splits file."""
+    lines = []
+    for name, (source, summary) in DERIVED.items():
+        if (Path(out) / name).exists():
+            committed = read_csv(Path(out) / name)
+            differences = compare_summaries(summary(read_records(Path(out) / source)),
+                                            committed)
+            lines.append("%s: %d rows, %d cells differ from those re-derived from %s%s" % (
+                name, len(committed), len(differences), source,
+                "".join("\n  %s" % (difference,) for difference in differences)))
+    return lines

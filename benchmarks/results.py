@@ -139,6 +139,33 @@ def keep_summaries(path, rows, rerun):
             else earlier.get((row["dataset"], row["method"]), row) for row in rows]
 
 
+def compare_summaries(rows, committed):
+    """The cells of ``committed`` summary rows that ``rows`` do not reproduce.
+
+    ``rows`` are summarised from a splits file, which keeps 6 significant
+    digits of each fit, so their means, medians and standard errors can
+    move in the last digits: numbers agree within a relative 1e-5 or an
+    absolute 1e-4 (percent or seconds), other cells must be equal, as
+    written to CSV. Returns ``(dataset, method, column, ours, committed)``.
+    """
+    ours = {(row["dataset"], row["method"]): {
+        key: _parse_value(str(_csv_value(value))) for key, value in row.items()}
+        for row in rows}
+    differences = []
+    for row in committed:
+        mine = ours.get((row["dataset"], row["method"]), {})
+        for key, value in row.items():
+            other = mine.get(key)
+            if isinstance(value, (int, float)) and isinstance(other, (int, float)):
+                same = (math.isnan(value) and math.isnan(other)) or math.isclose(
+                    value, other, rel_tol=1e-5, abs_tol=1e-4)
+            else:
+                same = value == other
+            if not same:
+                differences.append((row["dataset"], row["method"], key, other, value))
+    return differences
+
+
 # --------------------------------------------------------------------------
 # CSV
 # --------------------------------------------------------------------------

@@ -265,6 +265,15 @@ def test_keep_summaries_changes_only_the_rows_it_reruns(tmp_path):
     assert kept[0]["fit_seconds_median"] == 96.0412 and kept[1]["error_mean"] == 0.25
 
 
+def test_compare_summaries_allows_the_rounding_of_a_splits_file_and_nothing_more():
+    committed = [dict(_summary("d", "m", 30.4438, 1.0), chosen=math.nan)]
+    rederived = [dict(_summary("d", "m", 30.44385, 1.0000004), chosen="")]
+    assert results.compare_summaries(rederived, committed) == []
+    moved = [dict(rederived[0], error_mean=30.45, n_splits=3)]
+    assert [cell[2] for cell in results.compare_summaries(moved, committed)] == [
+        "error_mean", "n_splits"]
+
+
 def test_results_table_is_markdown_with_one_line_per_row():
     lines = results.results_table(results.summarise(_records()))
     assert lines[:2] == ["| dataset | method | 3-NN test error (%) | fit time (s, median) "
@@ -479,6 +488,18 @@ def test_results_page_shows_the_multitask_timing(tmp_path):
         mt_seconds_median=1.2, ratio_median=1.5, ratio_max=2.25)], multitask.TIMING_COLUMNS)
     page = report.write_page(tmp_path).read_text()
     assert "| vowel | 0.001 | 5 | 0.80 | 1.20 | 1.50 | 2.25 |" in page
+
+
+def test_report_check_finds_a_summary_its_splits_do_not_give(tmp_path):
+    records = _records()
+    results.write_csv(tmp_path / "global_splits.csv", records, global_table.SPLIT_COLUMNS)
+    rows = results.summarise(records)
+    results.write_csv(tmp_path / "global.csv", rows, results.SUMMARY_COLUMNS)
+    assert report.check(tmp_path) == [
+        "global.csv: 2 rows, 0 cells differ from those re-derived from global_splits.csv"]
+    rows[0]["n_active_mean"] = 7.0
+    results.write_csv(tmp_path / "global.csv", rows, results.SUMMARY_COLUMNS)
+    assert "1 cells differ" in report.check(tmp_path)[0]
 
 
 def test_memory_table_judges_only_the_global_fit_against_1_gib():
