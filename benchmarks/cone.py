@@ -7,9 +7,10 @@ targets x 10 impostors per point) and by 3-NN test error:
 - ``Euclidean``;
 - ``ours``: SCML_Supervised at its defaults;
 - ``ours, full-batch optimum``: the same objective (mean hinge plus
-  ``beta * sum(w)``, ``w >= 0``, the same basis and triplets) minimised on
-  all triplets at once by L-BFGS-B from our solution: how far the solver
-  is from the best metric the basis allows;
+  ``beta * sum(w)``, ``w >= 0``, the same basis and triplets; the
+  package's :class:`~metric_learn_scml._exact.TripletProblem`) minimised
+  on all triplets at once by L-BFGS-B from our solution: how far the
+  solver is from the best metric the basis allows;
 - ``LMNN``: metric-learn's LMNN (``n_neighbors=3``);
 - ``LMNN in the cone``: the non-negative combination of our basis elements
   :math:`\\sum_k w_k b_k b_k^T` nearest to LMNN's matrix in Frobenius norm
@@ -33,6 +34,7 @@ from scipy.optimize import minimize, nnls
 
 # First: it makes metric-learn run on new scikit-learn.
 from metric_learn_scml import SCML_Supervised
+from metric_learn_scml._exact import TripletProblem
 from metric_learn_scml._solvers import SquaredDifferences
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 from metric_learn import LMNN
@@ -44,44 +46,41 @@ from .results import markdown_table
 SCALES = np.logspace(-3, 3, 61)
 
 
-def _pair_table(X, triplets, components):
-    """``(SquaredDifferences, triplet_pairs)`` of the triplets under ``L``.
+def triplet_problem(X, triplets, components):
+    """The triplets' problem under the rows of ``components`` (``L``).
 
-    The rows are the squared differences of ``X @ L.T`` for the distinct
-    pairs (computed in double precision, ``max_bytes=0``): the solvers'
-    triplet vectors when ``L`` is the basis, and with unit weights the
-    squared distances of a metric ``M = L^T L``.
+    Its pair rows are the squared differences of ``X @ L.T`` (in double
+    precision, ``max_bytes=0``): the solvers' triplet vectors when ``L`` is
+    the basis, and with unit weights the squared distances of ``M = L^T L``.
     """
     pairs, triplet_pairs = pair_index(triplets)
-    return SquaredDifferences(X @ components.T, pairs, max_bytes=0), triplet_pairs
+    return TripletProblem(SquaredDifferences(X @ components.T, pairs, max_bytes=0),
+                          triplet_pairs)
 
 
 def triplet_scores(X, triplets, components):
     """Violated fraction and best-scale mean hinge of a metric on triplets."""
-    differences, triplet_pairs = _pair_table(X, triplets, components)
-    distances = differences.distances(np.ones(components.shape[0]))[0]
-    gaps = distances[triplet_pairs[:, 0]] - distances[triplet_pairs[:, 1]]
+    problem = triplet_problem(X, triplets, components)
+    distances = problem.differences.distances(np.ones(components.shape[0]))[0]
+    gaps = distances[problem.triplet_pairs[:, 0]] - distances[problem.triplet_pairs[:, 1]]
     hinge = min(np.maximum(0.0, 1.0 + scale * gaps).mean() for scale in SCALES)
     return float(np.mean(gaps >= 0)), float(hinge)
 
 
 def full_batch_weights(X, triplets, basis, beta, start):
-    """Minimiser of mean hinge + beta * sum(w) over w >= 0, from ``start``.
+    """Minimiser of the objective (mean hinge + ``beta * sum(w)``, ``w >= 0``) from ``start``.
 
-    The triplet vectors :math:`g_{abc} = (B(x_a - x_b))^2 - (B(x_a - x_c))^2`
-    (elementwise) make the objective
-    :math:`\\mathrm{mean}(\\max(0, 1 + G w)) + \\beta \\sum w`, piecewise
-    linear; L-BFGS-B with its subgradient stops where the projected
-    gradient vanishes.
+    The objective is piecewise linear; L-BFGS-B with its subgradient (the
+    mean triplet vector of the violated triplets, plus ``beta``) stops where
+    the projected gradient vanishes. Returns the weights and the objective.
     """
-    differences, triplet_pairs = _pair_table(X, triplets, basis)
-    vectors = differences.rows(triplet_pairs[:, 0]) - differences.rows(triplet_pairs[:, 1])
+    problem = triplet_problem(X, triplets, basis)
 
     def value_and_gradient(weights):
-        margins = 1.0 + vectors @ weights
-        violated = margins > 0
-        return (margins[violated].sum() / len(margins) + beta * weights.sum(),
-                vectors[violated].sum(0) / len(margins) + beta)
+        violated = np.flatnonzero(problem.margins(weights) > 0)
+        alpha = np.full(violated.shape[0], 1.0 / problem.n_triplets)
+        return (problem.objective(weights, beta),
+                problem.gradient(violated, alpha) + beta)
 
     result = minimize(value_and_gradient, start, jac=True, method="L-BFGS-B",
                       bounds=[(0, None)] * basis.shape[0], options=dict(maxiter=5000))
@@ -115,8 +114,8 @@ def diagnose(X_train, y_train, X_test, y_test, random_state=0, reference=None):
                               .fit(X, y))
     ours = SCML_Supervised(random_state=random_state).fit(X_train, y_train)
     triplets = triplets_from_labels(X_train, y_train, ours.k_genuine, ours.k_impostor)
-    optimum, _ = full_batch_weights(X_train, triplets, ours.basis_, ours.beta_,
-                                    ours.weights_.astype(float))
+    optimum, _ = full_batch_weights(X_train, triplets, ours.basis_, float(ours.beta_),
+                                    np.ravel(ours.weights_).astype(float))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         other_matrix = reference(X_train, y_train).get_mahalanobis_matrix()
