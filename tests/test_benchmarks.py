@@ -573,30 +573,39 @@ def test_full_batch_weights_minimise_the_objective_written_out():
     assert value <= objective(start) + 1e-12
 
 
-def test_exact_optimum_solves_the_solvers_objective_and_beats_rda():
-    pytest.importorskip("cvxpy")
-    from benchmarks.exact import (exact_optimum, n_active, recorded_problems,
-                                  triplet_matrices)
+@pytest.mark.parametrize("tasks", [None, np.arange(120) % 2])
+def test_exact_problem_is_the_one_the_fit_solved(tasks):
+    from benchmarks.exact import triplet_matrices
     from metric_learn_scml import MultiTaskSCML_Supervised
-    from metric_learn_scml._solvers import objective
+    X, y = make_classification(n_samples=120, n_features=4, n_informative=3,
+                               n_redundant=0, n_classes=3, random_state=2)
+    if tasks is None:
+        model = SCML_Supervised(beta=1e-3, n_basis=40, solver="rda", random_state=0).fit(X, y)
+    else:
+        model = MultiTaskSCML_Supervised(beta=1e-3, n_basis=40, random_state=0).fit(X, y, tasks)
+    W = np.atleast_2d(model.weights_)
+    matrices = triplet_matrices(model, X, y, tasks)
+    value = sum(np.maximum(0, 1 + G @ w).mean() for G, w in zip(matrices, W))
+    value += 1e-3 * np.linalg.norm(W, axis=0).sum()
+    # The solver's own objective of its solution, in its own units.
+    assert value == pytest.approx(model.objective_, rel=1e-5)
+
+
+def test_exact_optimum_solves_the_objective_and_beats_rda():
+    pytest.importorskip("cvxpy")
+    from benchmarks.exact import exact_optimum, n_active, triplet_matrices
+    from metric_learn_scml import MultiTaskSCML_Supervised
     X, y = make_classification(n_samples=120, n_features=4, n_informative=3,
                                n_redundant=0, n_classes=3, random_state=2)
     tasks = np.arange(120) % 2
-    beta = 1e-3
-    with recorded_problems() as problems:
-        model = MultiTaskSCML_Supervised(beta=beta, n_basis=40,
-                                         random_state=0).fit(X, y, tasks)
-    assert len(problems) == 1
-    differences, triplet_pairs, offsets, solved_beta = problems[0]
-    matrices = triplet_matrices(differences, triplet_pairs, offsets)
-    assert [m.shape[0] for m in matrices] == list(np.diff(offsets))
-    weights, value = exact_optimum(matrices, solved_beta)
+    model = MultiTaskSCML_Supervised(beta=1e-3, n_basis=40, random_state=0).fit(X, y, tasks)
+    matrices = triplet_matrices(model, X, y, tasks)
+    weights, value = exact_optimum(matrices, 1e-3)
     assert weights.shape == model.weights_.shape and np.all(weights >= 0)
-    # The conic program is the package's objective (a sign slip in g or in
-    # the margin would not give the same value) ...
-    assert value == pytest.approx(objective(differences, triplet_pairs,
-                                            offsets, weights, solved_beta)[0],
-                                  rel=1e-5)
+    # The conic program is the objective (a sign slip in g or in the margin
+    # would not give the same value) ...
+    assert value == pytest.approx(sum(np.maximum(0, 1 + G @ w).mean() for G, w in zip(
+        matrices, weights)) + 1e-3 * np.linalg.norm(weights, axis=0).sum(), rel=1e-5)
     # ... and its optimum is no worse than the RDA solution.
     assert value <= model.objective_ + 1e-6
     assert 0 < n_active(weights) <= weights.shape[1]
