@@ -60,10 +60,10 @@ from threadpoolctl import threadpool_limits
 from . import (basis_size, breadth, calibration, cone, exact, global_table, local, memory,
                multitask, report, scale, shipped)
 from .data import DEFAULT_PREPROCESSING, PREPROCESSINGS, SHIPPED
-from .results import (SUMMARY_COLUMNS, format_error, keep_summaries, markdown_table,
-                      merge_records, pivot, results_table, summarise, write_csv)
+from .results import (RESULTS_DIR, SUMMARY_COLUMNS, format_error, keep_summaries,
+                      markdown_table, merge_records, pivot, results_table, summarise,
+                      write_csv)
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
 COMMANDS = ("global", "local", "multitask", "all", "memory", "basis-size", "report",
             "breadth", "small-tasks", "scale", "cone", "exact", "shipped", "calibration")
 

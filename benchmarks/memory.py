@@ -34,7 +34,7 @@ PROBE = ("import json; from benchmarks.memory import measure_here; "
          "print(json.dumps(measure_here(%r, %r, %r)))")
 
 
-def _max_rss_mib():
+def max_rss_mib():
     """Peak resident set size of this process so far, in MiB.
 
     Linux's ``VmHWM`` belongs to the running program; ``ru_maxrss`` would
@@ -68,13 +68,13 @@ def measure_here(n_basis, n_train=3000, local=False):
     X, y = DATASETS["letters"].load()
     train, _, _ = next(paper_splits(y, 1, 0, (n_train, 1000, 1000)))
     (X_train,) = PREPROCESSINGS[DEFAULT_PREPROCESSING](X[train])
-    before = _max_rss_mib()
+    before = max_rss_mib()
     start = time.perf_counter()
     learner = LocalSCML_Supervised if local else SCML_Supervised
     with threadpool_limits(limits=1):
         model = learner(n_basis=n_basis, random_state=0).fit(X_train, y[train])
     seconds = time.perf_counter() - start
-    peak = _max_rss_mib()
+    peak = max_rss_mib()
     return dict(dataset="letters", method=LOCAL_METHOD if local else GLOBAL_METHOD,
                 n_basis=model.basis_.shape[0], n_train=n_train, rss_before_fit_mib=before,
                 peak_rss_mib=peak, fit_increase_mib=peak - before, fit_seconds=seconds,

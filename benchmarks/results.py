@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
 # Columns of the summary CSVs, in order; rows may hold more.
 SUMMARY_COLUMNS = ("dataset", "method", "error_mean", "error_se",
                    "fit_seconds_median", "n_active_mean", "n_splits")

@@ -8,7 +8,7 @@ the 3-NN error of the learned metric and of the Euclidean distance.
 Every fit runs in a fresh Python process (:func:`main` with ``--one
 METHOD N``), one at a time, with BLAS and OpenMP on one thread. It
 reports the fit's wall time and the process's peak resident set size
-(``getrusage`` ``ru_maxrss``, read right after the fit: the interpreter,
+(:func:`benchmarks.memory.max_rss_mib`, read right after the fit: the interpreter,
 the libraries, the data and everything the fit added). A method whose fit
 passes ``--time-cap`` seconds is stopped there and not run on larger data;
 a fit that passes ``--max-memory-gib`` of address space fails with a
@@ -31,7 +31,6 @@ Output: a markdown table on stdout, ``scale.csv`` and a log-log plot
 
 import argparse
 import ast
-import csv
 import json
 import os
 import resource
@@ -40,7 +39,10 @@ import sys
 import time
 from pathlib import Path
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+from .memory import max_rss_mib
+from .protocol import knn_error, n_active
+from .results import RESULTS_DIR, markdown_table, write_csv as write_table
+
 COLUMNS = ("method", "n_samples", "n_features", "params", "status",
            "fit_seconds", "peak_rss_mib", "rss_before_fit_mib", "n_active",
            "error", "euclidean_error")
@@ -89,17 +91,6 @@ def _metric_learn(params):
 METHODS = {"ours": (_ours, True), "metric-learn": (_metric_learn, False)}
 
 
-def _three_nn_error(X_train, y_train, X_test, y_test):
-    from sklearn.neighbors import KNeighborsClassifier
-    model = KNeighborsClassifier(n_neighbors=3).fit(X_train, y_train)
-    return float((model.predict(X_test) != y_test).mean())
-
-
-def _max_rss_mib():
-    # Linux reports kilobytes (macOS bytes; this benchmark is for Linux).
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
 def measure_here(method, n_samples, params=None, max_memory_gib=None):
     """Fit ``method`` on :func:`synthetic` data in this process; one row."""
     from threadpoolctl import threadpool_limits
@@ -111,22 +102,18 @@ def measure_here(method, n_samples, params=None, max_memory_gib=None):
     X, y, X_test, y_test = synthetic(n_samples)
     factory, _ = METHODS[method]
     estimator = factory(params)
-    before = _max_rss_mib()
+    before = max_rss_mib()
     with threadpool_limits(limits=1):
         start = time.perf_counter()
         estimator.fit(X, y)
         seconds = time.perf_counter() - start
-        peak = _max_rss_mib()
-        weights = getattr(estimator, "weights_", None)
-        n_active = (int((weights != 0).sum()) if weights is not None
-                    else getattr(estimator, "n_active_basis_", None))
-        error = _three_nn_error(estimator.transform(X), y,
-                                estimator.transform(X_test), y_test)
-        euclidean = _three_nn_error(X, y, X_test, y_test)
+        peak = max_rss_mib()
+        error = knn_error(estimator.transform(X), y, estimator.transform(X_test), y_test)
+        euclidean = knn_error(X, y, X_test, y_test)
     return dict(method=method, n_samples=n_samples, n_features=X.shape[1],
                 params=json.dumps(params, sort_keys=True), status="ok",
                 fit_seconds=seconds, peak_rss_mib=peak,
-                rss_before_fit_mib=before, n_active=n_active, error=error,
+                rss_before_fit_mib=before, n_active=n_active(estimator), error=error,
                 euclidean_error=euclidean)
 
 
@@ -192,41 +179,32 @@ def run(sizes=SIZES, methods=tuple(METHODS), params=None, time_cap=TIME_CAP,
 
 
 def _cell(value, pattern, scale=1):
-    return "-" if value in (None, "") else pattern % (scale * float(value))
+    missing = value in (None, "") or value != value
+    return "-" if missing else pattern % (scale * float(value))
 
 
 def table(rows):
     """Markdown table of :func:`run` rows, with each size's time ratio."""
-    lines = ["| method | points | fit (s) | x time | peak RSS (MiB) | active "
-             "| 3-NN error (%) | Euclidean (%) | status |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    previous = {}
+    lines, previous = [], {}
     for row in rows:
         seconds = row.get("fit_seconds") if row.get("status") == "ok" else None
         last = previous.get(row["method"])
-        ratio = (seconds / last[1] if seconds and last else None)
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            row["method"] + ("" if row.get("params") in (None, "{}")
-                             else " " + row["params"]),
-            "{:,}".format(int(row["n_samples"])),
-            _cell(seconds, "%.1f"), _cell(ratio, "%.2f"),
-            _cell(row.get("peak_rss_mib"), "%.0f"),
-            _cell(row.get("n_active"), "%.0f"),
+        lines.append([
+            row["method"] + ("" if row.get("params") in (None, "{}") else " " + row["params"]),
+            "{:,}".format(int(row["n_samples"])), _cell(seconds, "%.1f"),
+            _cell(seconds / last if seconds and last else None, "%.2f"),
+            _cell(row.get("peak_rss_mib"), "%.0f"), _cell(row.get("n_active"), "%.0f"),
             _cell(row.get("error"), "%.1f", 100),
-            _cell(row.get("euclidean_error"), "%.1f", 100),
-            row.get("status", "")))
+            _cell(row.get("euclidean_error"), "%.1f", 100), row.get("status", "")])
         if seconds:
-            previous[row["method"]] = (row["n_samples"], seconds)
-    return lines
+            previous[row["method"]] = seconds
+    return markdown_table(["method", "points", "fit (s)", "x time", "peak RSS (MiB)",
+                           "active", "3-NN error (%)", "Euclidean (%)", "status"], lines)
 
 
 def write_csv(path, rows):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=COLUMNS, restval="",
-                                extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
+    """``scale.csv``: the rows, in :data:`COLUMNS`."""
+    write_table(path, rows, COLUMNS, extra=False)
 
 
 def plot(rows, path):
