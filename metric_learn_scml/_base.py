@@ -30,10 +30,12 @@ from threadpoolctl import threadpool_limits
 
 from ._basis import default_n_basis, lda_basis, triplet_basis, union_basis
 from ._exact import exact_phase
+from ._exact_group import exact_group_phase
 from ._selection import choose_beta
 from ._solvers import components_from_weights, rda, scaled_differences
-from ._triplets import pair_index, triplets_from_labels
-from ._validation import (ArrayLike, Interval, Options, PointIndexer,
+from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
+from ._validation import (ArrayLike, HasMethods, Interval, Options,
+                          PointIndexer,
                           check_basis_array, check_points, no_basis_error,
                           plain, task_labels, validate_parameters,
                           validate_supervised, validate_triplets)
@@ -104,6 +106,8 @@ class _SCMLEstimator(_MetricLearner):
     _tuple_size = 3
     _basis_options = ()
     _auto_beta = False
+    # The multi-task learners' exact phase is the group one (an SOCP).
+    _group_exact = False
     # The exact phase and column generation serve one task (an LP); the
     # learners without those parameters keep RDA.
     solver = "rda"
@@ -220,10 +224,26 @@ class _SCMLEstimator(_MetricLearner):
                      name=type(self).__name__, state=state, **schedule)
         self._rda_state, self._unit = result.state, unit
         if not incremental and self._exact(triplets.shape[0]):
-            result, basis = exact_phase(
-                X * unit, basis, differences, triplet_pairs, result,
-                self.beta_ * unit ** 2, self.max_new_elements, self._rng,
-                self.verbose, type(self).__name__)
+            if self._group_exact:
+                result = exact_group_phase(
+                    differences, triplet_pairs, task_offsets, result,
+                    self.beta_ * unit ** 2, self._rng, self.verbose,
+                    type(self).__name__)
+                if not result.converged:
+                    warnings.warn(
+                        "%s's exact phase stopped with a relative duality "
+                        "gap of %.2g (above 1e-6): the weights are the best "
+                        "found, not certified optimal. Use solver='rda' to "
+                        "skip the phase." % (type(self).__name__,
+                                             result.dual_gap / max(
+                                                 result.objective, 1e-300)),
+                        ConvergenceWarning)
+                    result.converged = True
+            else:
+                result, basis = exact_phase(
+                    X * unit, basis, differences, triplet_pairs, result,
+                    self.beta_ * unit ** 2, self.max_new_elements, self._rng,
+                    self.verbose, type(self).__name__)
         self.basis_ = basis
         self.n_iter_ = result.n_iter
         self.objective_ = result.objective
@@ -396,6 +416,7 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False):
     Returns ``(X, triplets, task_offsets, basis)``.
     """
     X, y = validate_supervised(estimator, X, y, reset=not partial)
+    resolve_neighbors(estimator.neighbors, 0)   # its errors, before any work
     if tasks is None:
         members = [np.arange(X.shape[0])]
     else:
@@ -425,24 +446,26 @@ def _task_triplets(estimator, X, y, task, partial=False):
     In a later batch of ``partial_fit`` (``partial``), points that give no
     triplet give an empty set instead of an error.
     """
+    def mine():
+        return triplets_from_labels(
+            X, y, estimator.k_genuine, estimator.k_impostor,
+            neighbors=estimator.neighbors, random_state=estimator._rng)
+
     if partial:
         if np.unique(y).shape[0] < 2:
             return np.zeros((0, 3), dtype=np.intp)
         try:
-            return triplets_from_labels(X, y, estimator.k_genuine,
-                                        estimator.k_impostor)
+            return mine()
         except ValueError:
             return np.zeros((0, 3), dtype=np.intp)
     if task is None:
-        return triplets_from_labels(X, y, estimator.k_genuine,
-                                    estimator.k_impostor)
+        return mine()
     if np.unique(y).shape[0] < 2:
         raise ValueError(
             "Task %r has a single class (%r): every task needs at least two "
             "classes to build triplet constraints." % (plain(task), plain(y[0])))
     try:
-        return triplets_from_labels(X, y, estimator.k_genuine,
-                                    estimator.k_impostor)
+        return mine()
     except ValueError:
         raise ValueError(
             "Task %r has too few samples (%d) to build triplets: it needs a "
@@ -489,6 +512,9 @@ class _FromLabels:
     _parameter_constraints = {
         "k_genuine": [Interval("int", low=1)],
         "k_impostor": [Interval("int", low=1)],
+        "neighbors": [Options("auto"), HasMethods(
+            "fit", "transform", "get_params", "set_params",
+            what="a KNeighborsTransformer"), None],
     }
 
     def _choose_beta(self, X, y):

@@ -43,8 +43,11 @@ class LabelledPath:
     :math:`\\beta` and weights between the user's units and the problem's.
     """
 
-    def __init__(self, X, y, basis, k_genuine, k_impostor, random_state):
-        triplets = triplets_from_labels(X, y, k_genuine, k_impostor)
+    def __init__(self, X, y, basis, k_genuine, k_impostor, random_state,
+                 neighbors=None):
+        triplets = triplets_from_labels(X, y, k_genuine, k_impostor,
+                                        neighbors=neighbors,
+                                        random_state=random_state)
         pairs, self.triplet_pairs = pair_index(triplets)
         self.differences, self.unit = scaled_differences(X, basis, pairs)
         scale = triplet_scale(self.differences, self.triplet_pairs,

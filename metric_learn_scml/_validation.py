@@ -94,6 +94,24 @@ class ArrayLike:
         return None
 
 
+class HasMethods:
+    """An object with the given methods (an estimator of a given kind)."""
+
+    def __init__(self, *methods, what="an object"):
+        self.methods = methods
+        self.what = what
+
+    def describe(self):
+        return "%s (with %s)" % (self.what, ", ".join(self.methods))
+
+    def accepts_type(self, value):
+        return all(callable(getattr(value, name, None))
+                   for name in self.methods)
+
+    def range_error(self, name, value):
+        return None
+
+
 class Callable:
     """Any callable."""
 

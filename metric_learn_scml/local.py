@@ -36,11 +36,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import (_FromLabels, _FromTriplets, _SCMLEstimator,
                     store_parameters, warn_not_converged)
+from ._docs import parameters
 from ._embedding import KernelPCAEmbedding
 from ._solvers import (forward_backward, local_objective, local_weights,
                        oriented_pairs, scaled_differences)
 from ._triplets import pair_index
-from ._validation import Interval, check_tuples
+from ._validation import Interval, Options, check_tuples
 
 
 class _LocalModel(_SCMLEstimator):
@@ -58,6 +59,8 @@ class _LocalModel(_SCMLEstimator):
     _parameter_constraints = {
         "embedding_dim": [Interval("int", low=1)],
         "learning_rate": [Interval("float", low=0, low_inclusive=False)],
+        "embedding_method": [Options("auto", "exact", "nystroem")],
+        "n_landmarks": [Interval("int", low=1)],
     }
 
     def _fit_problem(self, X, triplets, task_offsets, basis):
@@ -73,7 +76,9 @@ class _LocalModel(_SCMLEstimator):
         self.global_objective_ = self.objective_
         self.global_n_iter_ = self.n_iter_
         self.embedding_ = KernelPCAEmbedding(
-            self.embedding_dim, random_state=self._rng).fit(X)
+            self.embedding_dim, random_state=self._rng,
+            method=self.embedding_method,
+            n_landmarks=self.n_landmarks).fit(X)
         self.embedding_dim_ = self.embedding_.n_components_
         embedding = np.column_stack([self.embedding_.embedding_,
                                      np.ones(X.shape[0])])
@@ -306,7 +311,8 @@ _LOCAL_PARAMETERS = r"""
     learning_rate : float, default=0.3
         Step of forward-backward splitting, in units where the triplet
         vectors :math:`g` are of order one (the step on :math:`[A; c]` is
-        ``learning_rate`` divided by their mean absolute entry)."""
+        ``learning_rate`` divided by their mean absolute entry).""" + parameters(
+    "embedding_method", "n_landmarks")
 
 _LOCAL_ATTRIBUTES = r"""
     coef_ : ndarray of shape (embedding_dim\_, n_basis)
@@ -408,7 +414,8 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
     _basis_options = ("triplet_diffs",)
 
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
-                 embedding_dim=40, learning_rate=0.3, gamma=1.0,
+                 embedding_dim=40, learning_rate=0.3, embedding_method="auto",
+                 n_landmarks=1000, gamma=1.0,
                  max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
                  n_iter_no_change=4, solver="auto", max_new_elements=0,
                  verbose=False, preprocessor=None, random_state=None):
@@ -430,6 +437,7 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         Same-class neighbours ("targets") per point.
     k_impostor : int, default=10
         Other-class neighbours ("impostors") per point.
+    """ + parameters("neighbors") + r"""
     beta : 'auto' or float, default=1e-5
         Strength of the group penalty :math:`\beta \sum_k \|(a_k, c_k)\|_2`
         of the local stage and of the :math:`\ell_1` penalty of the global
@@ -477,8 +485,10 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
 
     _auto_beta = True
 
-    def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
+    def __init__(self, k_genuine=3, k_impostor=10, neighbors="auto",
+                 beta=1e-5, basis="lda",
                  n_basis=None, embedding_dim=40, learning_rate=0.3,
+                 embedding_method="auto", n_landmarks=1000,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,

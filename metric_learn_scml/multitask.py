@@ -113,12 +113,13 @@ class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 # The parameters and attributes of the multi-task learners, in order.
 MULTITASK_PARAMETERS = (
     "beta:group", "n_basis:per_task", "gamma", "max_iter", "output_iter",
-    "batch_size:per_task", "tol:per_task", "n_iter_no_change", "verbose",
-    "preprocessor", "random_state")
+    "batch_size:per_task", "tol:per_task", "n_iter_no_change",
+    "solver:group", "verbose", "preprocessor", "random_state")
 MULTITASK_ATTRIBUTES = (
     "tasks_", "mt:weights_", "mt:basis_", "active_basis_",
     "mt:n_active_basis_", "n_active_basis_per_task_", "components_per_task_",
-    "n_iter_", "mt:objective_", "objective_history_", "n_features_in_")
+    "n_iter_", "mt:objective_", "objective_history_", "dual_gap_",
+    "n_features_in_")
 
 
 class _BaseMultiTaskSCML(_SCMLEstimator):
@@ -128,6 +129,8 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
     this is not a metric-learn ``MahalanobisMixin``); :meth:`for_task`
     gives one task's metric as one.
     """
+
+    _group_exact = True
 
     def _fit_problem(self, X, triplets, task_offsets, basis,
                      incremental=False):
@@ -269,6 +272,7 @@ class MultiTaskSCML_Supervised(_FromLabels, _BaseMultiTaskSCML):
         Same-class neighbours ("targets") per point, within its task.
     k_impostor : int, default=10
         Other-class neighbours ("impostors") per point, within its task.
+    """ + parameters("neighbors") + """
     basis : {'lda'} or array-like of shape (n_basis, n_features), \
 default='lda'
         ``'lda'`` builds the paper's local discriminative basis (as in
@@ -310,10 +314,11 @@ default='lda'
     2
     """
 
-    def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5, basis="lda",
+    def __init__(self, k_genuine=3, k_impostor=10, neighbors="auto",
+                 beta=1e-5, basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
-                 batch_size=32, tol=1e-3, n_iter_no_change=4, verbose=False,
-                 preprocessor=None, random_state=None):
+                 batch_size=32, tol=1e-3, n_iter_no_change=4, solver="rda",
+                 verbose=False, preprocessor=None, random_state=None):
         store_parameters(self, locals())
 
     @single_threaded
@@ -418,7 +423,7 @@ default='triplet_diffs'
 
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
-                 tol=1e-3, n_iter_no_change=4, verbose=False,
+                 tol=1e-3, n_iter_no_change=4, solver="rda", verbose=False,
                  preprocessor=None, random_state=None):
         store_parameters(self, locals())
 

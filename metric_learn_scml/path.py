@@ -21,7 +21,8 @@ from .scml import SCML_Supervised
 
 
 def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
-              n_basis=None, k_genuine=3, k_impostor=10, random_state=None):
+              n_basis=None, k_genuine=3, k_impostor=10, neighbors="auto",
+              random_state=None):
     r"""The exact SCML-Global optima along a decreasing grid of beta.
 
     Triplets and the basis are built from the labels as in
@@ -47,6 +48,8 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     basis : {'lda'} or array-like of shape (n_basis, n_features), default='lda'
     n_basis : int, default=None
     k_genuine, k_impostor : int, default=3, 10
+    neighbors : 'auto', None or KNeighborsTransformer, default='auto'
+        As in :class:`~metric_learn_scml.SCML_Supervised`.
     random_state : int, RandomState instance or None, default=None
 
     Returns
@@ -74,11 +77,13 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     True
     """
     model = SCML_Supervised(basis=basis, n_basis=n_basis, k_genuine=k_genuine,
-                            k_impostor=k_impostor, random_state=random_state)
+                            k_impostor=k_impostor, neighbors=neighbors,
+                            random_state=random_state)
     model._start_fit()
     X, y = validate_supervised(model, X, y)
     basis = labelled_basis(model, X, y, model._rng)
-    path = LabelledPath(X, y, basis, k_genuine, k_impostor, model._rng)
+    path = LabelledPath(X, y, basis, k_genuine, k_impostor, model._rng,
+                        neighbors)
     if betas is None:
         betas = beta_grid(path.beta_max(), n_betas, BETA_RATIO_HIGH, eps)
     betas = np.sort(np.asarray(betas, dtype=float))[::-1]
@@ -109,7 +114,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         Number of stratified folds.
     n_jobs : int, default=None
         Folds fitted in parallel (joblib).
-    k_genuine, k_impostor, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state
+    k_genuine, k_impostor, neighbors, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state
         As in :class:`~metric_learn_scml.SCML_Supervised` (the refit uses
         them all; the folds use all but ``solver`` and
         ``max_new_elements``).
@@ -143,7 +148,8 @@ class SCML_SupervisedCV(SCML_Supervised):
     beta = "auto"
 
     def __init__(self, betas=None, n_betas=7, eps=1e-5, cv=3, n_jobs=None,
-                 k_genuine=3, k_impostor=10, basis="lda", n_basis=None,
+                 k_genuine=3, k_impostor=10, neighbors="auto",
+                 basis="lda", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
@@ -174,7 +180,8 @@ class SCML_SupervisedCV(SCML_Supervised):
         splits = list(folds.split(X, y))
         if self.betas is None:
             path = LabelledPath(X, y, labelled_basis(self, X, y, self._rng),
-                                self.k_genuine, self.k_impostor, self._rng)
+                                self.k_genuine, self.k_impostor, self._rng,
+                                self.neighbors)
             betas = beta_grid(path.beta_max(), self.n_betas,
                               BETA_RATIO_HIGH, self.eps)
         else:

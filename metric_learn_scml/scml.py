@@ -101,6 +101,7 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Same-class neighbours ("targets") per point.
     k_impostor : int, default=10
         Other-class neighbours ("impostors") per point.
+    """ + parameters("neighbors") + r"""
     basis : {'lda'} or array-like of shape (n_basis, n_features), default='lda'
         ``'lda'`` is the paper's local discriminative basis: for each
         k-means region centre and each scale ``J`` (10 and 20 points per
@@ -139,7 +140,8 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     _auto_beta = True
 
-    def __init__(self, k_genuine=3, k_impostor=10, beta="auto", basis="lda",
+    def __init__(self, k_genuine=3, k_impostor=10, neighbors="auto",
+                 beta="auto", basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,

@@ -432,3 +432,13 @@ def test_scikit_learn_estimator_checks():
     failed = [(result["check_name"], result["exception"])
               for result in results if result["status"] == "failed"]
     assert not failed
+
+
+def test_nystroem_embedding_through_the_estimator(iris):
+    X, y = iris
+    model = LocalSCML_Supervised(embedding_dim=5, embedding_method="nystroem",
+                                 n_landmarks=50, **FAST).fit(X, y)
+    assert model.embedding_.method_ == "nystroem"
+    assert model.get_mahalanobis_matrix(X[:3]).shape == (3, 4, 4)
+    with pytest.raises(ValueError, match="embedding_method"):
+        LocalSCML_Supervised(embedding_method="pca").fit(X, y)

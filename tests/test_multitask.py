@@ -53,12 +53,35 @@ def fitted():
 def test_one_task_equals_scml_supervised(wine):
     X, y = wine
     single = SCML_Supervised(**FAST, **SINGLE).fit(X, y)
-    multi = MultiTaskSCML_Supervised(**FAST).fit(X, y, ["only"] * len(y))
+    multi = MultiTaskSCML_Supervised(**FAST, solver="rda").fit(
+        X, y, ["only"] * len(y))
     np.testing.assert_array_equal(multi.basis_, single.basis_)
     np.testing.assert_allclose(multi.weights_[0], single.weights_)
     np.testing.assert_allclose(multi.get_mahalanobis_matrix("only"),
                                single.get_mahalanobis_matrix())
     assert multi.n_iter_ == single.n_iter_
+
+
+def test_exact_phase_is_the_lp_optimum_for_one_task(wine):
+    # With one task the group norm is |w|: the group exact phase reaches
+    # the optimum of SCML-Global's LP (same objective, same support).
+    X, y = wine
+    single = SCML_Supervised(**FAST, beta=1e-3, solver="exact").fit(X, y)
+    multi = MultiTaskSCML_Supervised(**FAST, beta=1e-3, solver="exact").fit(
+        X, y, ["only"] * len(y))
+    assert multi.objective_ == pytest.approx(single.objective_, rel=1e-6)
+    np.testing.assert_array_equal(multi.weights_[0] > 0, single.weights_ > 0)
+    assert 0 <= multi.dual_gap_ <= 1e-6 * multi.objective_
+
+
+def test_exact_phase_is_sparser_than_rda_at_a_lower_objective(wine):
+    X, y = wine
+    tasks = np.where(X[:, 0] > 0, "a", "b")
+    rda = MultiTaskSCML_Supervised(**FAST, solver="rda").fit(X, y, tasks)
+    exact = MultiTaskSCML_Supervised(**FAST, solver="exact").fit(X, y, tasks)
+    assert exact.objective_ <= rda.objective_ + 1e-9
+    assert exact.n_active_basis_ <= rda.n_active_basis_
+    assert np.isnan(rda.dual_gap_) and exact.dual_gap_ <= 1e-6 * exact.objective_
 
 
 def test_one_task_equals_scml_on_triplets():

@@ -638,3 +638,20 @@ def test_best_beta_prefers_the_triplet_error_within_the_noise_band():
                      np.array([0.2, 0.1, 0.05]), 300) == 1.0
     # ties everywhere: the larger beta
     assert best_beta(betas, np.zeros(3), np.zeros(3), 300) == 1.0
+
+
+def test_neighbors_parameter_takes_a_kneighbors_transformer(wine_split):
+    # scikit-learn's exact KNeighborsTransformer finds the triplets exact
+    # search finds, so the model is the same; a bad value names itself.
+    from sklearn.neighbors import KNeighborsTransformer
+    X_train, _, y_train, _ = wine_split
+    exact = SCML_Supervised(beta=1e-4, neighbors=None,
+                            random_state=0).fit(X_train, y_train)
+    index = SCML_Supervised(beta=1e-4, neighbors=KNeighborsTransformer(),
+                            random_state=0).fit(X_train, y_train)
+    np.testing.assert_allclose(index.weights_, exact.weights_)
+    with pytest.raises(TypeError, match="neighbors"):
+        SCML_Supervised(neighbors="fast").fit(X_train, y_train)
+    with pytest.raises(ValueError, match="neighbors=.*mode"):
+        SCML_Supervised(neighbors=KNeighborsTransformer(
+            mode="connectivity")).fit(X_train, y_train)
