@@ -349,6 +349,9 @@ class _LinearMetric(MahalanobisMixin):
         """
         fallback = (not incremental and isinstance(self.beta, str)
                     and isinstance(self.basis, str))
+        if incremental and hasattr(self, "euclidean_fallback_"):
+            # partial_fit never falls back (its later batches need a state).
+            self.euclidean_fallback_ = False
         if fallback and self.euclidean_fallback_:
             self.n_iter_, self.objective_ = 0, float("nan")
             self.objective_history_ = np.zeros((0, 3))

@@ -67,6 +67,19 @@ def test_partial_fit_over_batches_learns_a_metric_that_beats_euclidean(blobs):
                                model.get_mahalanobis_matrix())
 
 
+def test_partial_fit_never_falls_back_to_the_euclidean_metric(blobs,
+                                                            monkeypatch):
+    import metric_learn_scml._selection as selection_module
+    monkeypatch.setattr(selection_module, "euclidean_wins",
+                        lambda *args: True)
+    X, y, _, _ = blobs
+    model = SCML_Supervised(random_state=0).partial_fit(X[:1000], y[:1000])
+    assert not model.euclidean_fallback_
+    assert model.basis_.shape[0] > X.shape[1]
+    assert SCML_Supervised(random_state=0).fit(X[:1000], y[:1000]) \
+        .euclidean_fallback_
+
+
 def test_partial_fit_keeps_the_first_basis_and_continues_a_fit(blobs):
     X, y, _, _ = blobs
     model = SCML_Supervised(**FAST).fit(X[:1000], y[:1000])
