@@ -727,3 +727,14 @@ def test_breadth_evaluate_reuses_the_splits_and_scaling():
                               n_splits=1)
     assert errors == pytest.approx({"iris": _euclidean_error(load_iris),
                                     "wine": _euclidean_error(load_wine)})
+
+
+def test_global_exactness_rows_compare_the_default_with_the_optimum():
+    from benchmarks import exact
+    row, = exact.compare_global(["wine"], verbose=False)
+    assert set(row) == set(exact.GLOBAL_COLUMNS)
+    # The optimum of the same problem: never above the default's objective,
+    # and certified.
+    assert row["objective_ratio"] >= 1 - 1e-9
+    assert 0 <= row["dual_gap"] <= 1e-6 * row["exact_objective"]
+    assert row["exact_active"] >= 1 and row["points"] == 124
