@@ -99,7 +99,8 @@ def group_soft_threshold(values, threshold, nonnegative=False):
 
 # The most bytes the projections P = X B^T may take (n x K float64); beyond
 # (a million points on 1,000 elements would take 8 GB), P is never formed
-# and the differences of pairs are projected instead (FactoredProjections).
+# and the differences of pairs are projected instead (FactoredProjections,
+# chosen by scaled_differences).
 PROJECTION_BYTES = 1 << 30
 
 
@@ -128,13 +129,6 @@ class FactoredProjections:
 
     def differences(self, first, second):
         return (self.points[first] - self.points[second]) @ self.basis.T
-
-
-def project(X, basis):
-    """``X @ basis.T``, or its factors beyond ``PROJECTION_BYTES``."""
-    if X.shape[0] * basis.shape[0] * 8 > PROJECTION_BYTES:
-        return FactoredProjections(X, basis)
-    return X @ basis.T
 
 
 class SquaredDifferences:
@@ -243,7 +237,7 @@ def scaled_differences(X, basis, pairs, unit=None, **kwargs):
     """
     unit = unit_scale(X) if unit is None else unit
     if X.shape[0] * basis.shape[0] * 8 > PROJECTION_BYTES:
-        return SquaredDifferences(project(X * unit, basis), pairs,
+        return SquaredDifferences(FactoredProjections(X * unit, basis), pairs,
                                   **kwargs), unit
     return SquaredDifferences(X @ (basis.T * unit), pairs, **kwargs), unit
 

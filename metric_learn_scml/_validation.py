@@ -112,19 +112,6 @@ class HasMethods:
         return None
 
 
-class Callable:
-    """Any callable."""
-
-    def describe(self):
-        return "a callable"
-
-    def accepts_type(self, value):
-        return callable(value)
-
-    def range_error(self, name, value):
-        return None
-
-
 def parameter_constraints(cls):
     """The merged ``_parameter_constraints`` of ``cls`` and its bases."""
     merged = {}
