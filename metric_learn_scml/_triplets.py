@@ -12,12 +12,21 @@ The neighbours are exact by default, at a cost of about ``n^2`` distances
 in all. ``neighbors=`` takes an approximate index instead, any scikit-learn
 style ``KNeighborsTransformer`` such as pynndescent's
 ``PyNNDescentTransformer`` (:func:`resolve_neighbors`).
+
+Beyond :data:`MAX_ANCHORS` points the triplets are those of a random
+:data:`MAX_ANCHORS` of the points as anchors, their targets and impostors
+still the nearest among all points (:func:`sample_anchors`). This goes
+beyond the paper, which mines every point: the solver draws at most
+``max_iter * batch_size`` triplets (640,000 at the defaults), fewer than
+:data:`MAX_ANCHORS` anchors give, so more anchors only cost search time,
+which then grows as ``n * MAX_ANCHORS`` rather than ``n^2``.
 """
 
 import numpy as np
 from scipy import sparse
 from sklearn.base import clone
 from sklearn.neighbors import NearestNeighbors
+from sklearn.utils import check_random_state
 
 # neighbors='auto' searches exactly below this many points (the reason is in
 # resolve_neighbors' notes).
@@ -27,6 +36,9 @@ APPROXIMATE_MIN_SAMPLES = 200_000
 # graph is only as good as its width, and pynndescent's default of 30 finds
 # nearly all of 3 targets and 10 impostors where a width of 3 or 10 does not.
 AUTO_INDEX_WIDTH = 30
+
+# The most anchors the triplets are mined from (module notes).
+MAX_ANCHORS = 50_000
 
 _NEIGHBORS_KINDS = ("neighbors must be None, 'auto' or a KNeighborsTransformer-"
                     "like estimator")
@@ -210,65 +222,111 @@ class ClassIndex:
                                 (queries.shape[0], self.n_points), n_neighbors)
 
 
-def _indexed_neighbours(X, members_of, k_genuine, k_impostor, neighbors):
+def sample_anchors(members_of, max_anchors, random_state):
+    """The anchors of each class: all, or a stratified random subset.
+
+    With more than ``max_anchors`` points in all, each class keeps
+    ``ceil(n_c * max_anchors / n)`` of its ``n_c`` points, drawn without
+    replacement and kept in order.
+
+    Returns
+    -------
+    anchors_of : list of (None or ndarray)
+        Per class, positions into its members; None means all of them.
+    """
+    n_samples = sum(members.shape[0] for members in members_of)
+    if n_samples <= max_anchors:
+        return [None] * len(members_of)
+    rng = check_random_state(random_state)
+    return [np.sort(rng.choice(members.shape[0], int(np.ceil(
+        members.shape[0] * max_anchors / n_samples)), replace=False))
+        for members in members_of]
+
+
+def _leave_out(found, own):
+    """Drop each row's own index from ``k + 1`` neighbours, else its last.
+
+    An anchor is usually its own nearest neighbour, but with exact
+    duplicates it may be missing from the ``k + 1``; its duplicates are
+    then all kept.
+    """
+    keep = found != own[:, None]
+    keep[keep.all(axis=1), -1] = False
+    return found[keep].reshape(found.shape[0], found.shape[1] - 1)
+
+
+def _indexed_neighbours(X, members_of, anchors_of, k_genuine, k_impostor,
+                        neighbors):
     """Targets and impostors of every class through one index per class.
 
     The ``k`` nearest points of the other classes are the ``k`` nearest of
     the union of each other class's ``k`` nearest, so every class is
-    indexed once and queried by the others' points: each point is indexed
+    indexed once and queried by the others' anchors: each point is indexed
     once, where indexing the other classes for every class would index it
     ``n_classes - 1`` times (building an index costs several queries).
 
     Yields
     ------
-    (targets, impostors) per class : ndarrays of indices into ``X``
+    (positions, targets, impostors) per class : the anchors' positions in
+        the class (None: all), and ndarrays of indices into ``X``
     """
     width = max(k_genuine, k_impostor, neighbors.get_params()["n_neighbors"])
     indexes = [ClassIndex(X[members], width, neighbors)
                for members in members_of]
-    for c, members in enumerate(members_of):
+    for c, (members, positions) in enumerate(zip(members_of, anchors_of)):
         n_targets = min(k_genuine, members.shape[0] - 1)
         if n_targets < 1:
-            yield None, None
+            yield None, None, None
             continue
-        targets = members[indexes[c].own_[:, :n_targets]]
-        best = np.empty((members.shape[0], 0), dtype=np.intp)
-        best_distances = np.empty((members.shape[0], 0))
+        own = indexes[c].own_[:, :n_targets]
+        targets = members[own if positions is None else own[positions]]
+        queries = X[members if positions is None else members[positions]]
+        best = np.empty((queries.shape[0], 0), dtype=np.intp)
+        best_distances = np.empty((queries.shape[0], 0))
         for other, other_members in enumerate(members_of):
             if other == c:
                 continue
-            found, distances = indexes[other].query(X[members], k_impostor)
+            found, distances = indexes[other].query(queries, k_impostor)
             best = np.hstack([best, other_members[found]])
             best_distances = np.hstack([best_distances, distances])
             order = np.argsort(best_distances, axis=1, kind="stable")
             order = order[:, :k_impostor]
             best = np.take_along_axis(best, order, axis=1)
             best_distances = np.take_along_axis(best_distances, order, axis=1)
-        yield targets, best
+        yield positions, targets, best
 
 
-def _exact_neighbours(X, class_index, members_of, k_genuine, k_impostor):
-    """Targets and impostors of every class by exact search (the default)."""
-    for c, members in enumerate(members_of):
+def _exact_neighbours(X, class_index, members_of, anchors_of, k_genuine,
+                      k_impostor):
+    """Targets and impostors of every class by exact search (the default).
+
+    Yields as :func:`_indexed_neighbours`.
+    """
+    for c, (members, positions) in enumerate(zip(members_of, anchors_of)):
         others = np.flatnonzero(class_index != c)
         n_targets = min(k_genuine, members.shape[0] - 1)
         if n_targets < 1:
-            yield None, None
+            yield None, None, None
             continue
         n_impostors = min(k_impostor, others.shape[0])
-        # kneighbors() without X leaves each point out of its own neighbours,
-        # even when it has exact duplicates.
-        targets = members[NearestNeighbors(n_neighbors=n_targets)
-                          .fit(X[members])
-                          .kneighbors(return_distance=False)]
+        index = NearestNeighbors(n_neighbors=n_targets).fit(X[members])
+        if positions is None:
+            # kneighbors() without X leaves each point out of its own
+            # neighbours, even when it has exact duplicates.
+            queries = X[members]
+            targets = members[index.kneighbors(return_distance=False)]
+        else:
+            queries = X[members[positions]]
+            targets = members[_leave_out(index.kneighbors(
+                queries, n_targets + 1, return_distance=False), positions)]
         impostors = others[NearestNeighbors(n_neighbors=n_impostors)
                            .fit(X[others])
-                           .kneighbors(X[members], return_distance=False)]
-        yield targets, impostors
+                           .kneighbors(queries, return_distance=False)]
+        yield positions, targets, impostors
 
 
 def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, neighbors=None,
-                         random_state=None):
+                         random_state=None, max_anchors=MAX_ANCHORS):
     """Build target/impostor triplets from class labels.
 
     Parameters
@@ -291,7 +349,11 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, neighbors=None,
         targets, and queried by the other classes' points for their
         impostors.
     random_state : int, RandomState instance or None, default=None
-        Seed of the index ``neighbors='auto'`` builds.
+        Seed of the index ``neighbors='auto'`` builds, and of the anchors
+        drawn beyond ``max_anchors`` points.
+    max_anchors : int, default=MAX_ANCHORS
+        Beyond this many points, the triplets of a stratified random
+        ``max_anchors`` of them (:func:`sample_anchors`).
 
     Returns
     -------
@@ -311,15 +373,18 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, neighbors=None,
             "classes. Pass labels with two or more classes." % (classes[0],))
     members_of = [np.flatnonzero(class_index == c)
                   for c in range(classes.shape[0])]
-    found = (_exact_neighbours(X, class_index, members_of, k_genuine,
-                                k_impostor)
+    anchors_of = sample_anchors(members_of, max_anchors, random_state)
+    found = (_exact_neighbours(X, class_index, members_of, anchors_of,
+                                k_genuine, k_impostor)
              if neighbors is None else
-             _indexed_neighbours(X, members_of, k_genuine, k_impostor,
-                                 neighbors))
+             _indexed_neighbours(X, members_of, anchors_of, k_genuine,
+                                 k_impostor, neighbors))
     blocks = []
-    for members, (targets, impostors) in zip(members_of, found):
+    for members, (positions, targets, impostors) in zip(members_of, found):
         if targets is None:
             continue
+        if positions is not None:
+            members = members[positions]
         n_impostors = impostors.shape[1]
         per_anchor = targets.shape[1] * n_impostors
         blocks.append(np.column_stack([

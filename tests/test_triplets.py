@@ -177,6 +177,31 @@ def test_a_scikit_learn_index_gives_the_exact_triplets():
     assert not hasattr(index, "n_samples_fit_")
 
 
+@pytest.mark.parametrize("neighbors", [None, KNeighborsTransformer()])
+def test_sampled_anchors_keep_their_exact_triplets(neighbors):
+    X, y = class_sizes_dataset()
+    everyone = triplets_from_labels(X, y, 3, 10)
+    sampled = triplets_from_labels(X, y, 3, 10, neighbors=neighbors,
+                                   random_state=0, max_anchors=100)
+    anchors = np.unique(sampled[:, 0])
+    # stratified: ceil(n_c * 100 / 430) of each class with a target
+    counts = np.bincount(y[anchors], minlength=4)
+    np.testing.assert_array_equal(counts, [70, 28, 3, 0])
+    # each anchor's rows are exactly its rows among all points'
+    np.testing.assert_array_equal(
+        sampled, everyone[np.isin(everyone[:, 0], anchors)])
+
+
+def test_sampled_anchors_with_duplicates_never_target_themselves():
+    X = np.zeros((60, 2))
+    X[30:] = 1.0
+    y = np.repeat([0, 1], 30)
+    triplets = triplets_from_labels(X, y, 3, 2, random_state=0, max_anchors=10)
+    assert np.unique(triplets[:, 0]).shape[0] == 10
+    assert np.all(triplets[:, 0] != triplets[:, 1])
+    assert np.all(y[triplets[:, 0]] == y[triplets[:, 1]])
+
+
 def test_auto_without_pynndescent_searches_exactly(monkeypatch):
     X, y = class_sizes_dataset()
     monkeypatch.setattr(triplets_module, "APPROXIMATE_MIN_SAMPLES", 10)
