@@ -71,7 +71,9 @@ def ledoit_wolf_shrinkage(within_rows):
     the value of :func:`sklearn.covariance.ledoit_wolf_shrinkage` with
     ``assume_centered=True``. Every term is a trace of the ``m x m`` Gram
     matrix :math:`C C^T` (:math:`\|S\|_F = \|C C^T\|_F / m`), so a region
-    of 40 points in 3,000 dimensions never forms a ``D x D`` matrix.
+    of 40 points in 3,000 dimensions never forms a ``D x D`` matrix; with
+    more points than features, :math:`\|C^T C\|_F` is the same and
+    cheaper.
 
     Parameters
     ----------
@@ -83,10 +85,13 @@ def ledoit_wolf_shrinkage(within_rows):
         In ``[0, 1]``; 0 for a region whose rows are all zero.
     """
     n_regions, n_rows, n_features = within_rows.shape
-    gram = within_rows @ np.swapaxes(within_rows, 1, 2)
-    row_norms = np.einsum("rmm->rm", gram)
+    row_norms = np.einsum("rmd,rmd->rm", within_rows, within_rows)
     trace = row_norms.sum(axis=1) / n_rows
     mu = trace / n_features
+    # ||C C^T||_F = ||C^T C||_F: the product in the smaller space.
+    rows_t = np.swapaxes(within_rows, 1, 2)
+    gram = (within_rows @ rows_t if n_rows <= n_features
+            else rows_t @ within_rows)
     scatter_norm = np.einsum("rab,rab->r", gram, gram) / n_rows ** 2
     spread = ((np.square(row_norms).sum(axis=1) / n_rows - scatter_norm)
               / (n_features * n_rows))
