@@ -596,6 +596,78 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     return result
 
 
+def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
+             max_iter=20000, eval_every=250, tol=1e-3, n_iter_no_change=4,
+             random_state=None):
+    r"""SCML-Global's RDA at several values of :math:`\beta` at once.
+
+    Row ``r`` is :func:`rda` (``T = 1``) at ``betas[r]``, with every row
+    drawing the same batches: a batch's triplet vectors, the costly part
+    of a step, then serve every value (the hinge test and the averaged
+    subgradient are per row, :math:`w_r = \max(0, -(\sqrt t/\gamma)
+    (\bar g_{r,t} + \beta_r))`). Each row keeps its best evaluated
+    iterate and stops on its own rule (as :func:`rda`'s, on the same
+    evaluations); a stopped row takes no more steps, and the loop ends when
+    every row has stopped or at ``max_iter``. Parameters as :func:`rda`.
+
+    Returns
+    -------
+    weights : ndarray of shape (n_betas, K)
+        The best iterate of each row.
+    n_iter : ndarray of shape (n_betas,)
+        The steps each row took.
+    """
+    rng = check_random_state(random_state)
+    betas = np.asarray(betas, dtype=float)
+    n_triplets, n_basis = triplet_pairs.shape[0], differences.n_features
+    scale = triplet_scale(differences, triplet_pairs, rng)
+    scaled_betas = (betas / scale)[:, None]
+    mean_gradient = np.zeros((betas.shape[0], n_basis))
+    weights = np.zeros((betas.shape[0], n_basis))
+    evaluated_differences, evaluated_pairs = differences, triplet_pairs
+    if n_triplets > OBJECTIVE_SAMPLE_ABOVE:
+        evaluated_differences, evaluated_pairs, _ = objective_sample(
+            differences, triplet_pairs, [0, n_triplets], OBJECTIVE_SAMPLE, rng)
+    # The objective is 1 at W = 0 (every hinge is 1).
+    monitors = [Monitor("SCML path", False, row, 1.0, 0, tol,
+                        n_iter_no_change, stall_above=1.0) for row in weights]
+    n_iter = np.zeros(betas.shape[0], dtype=int)
+    live = np.arange(betas.shape[0])
+    iteration = 0
+    while iteration < max_iter and live.shape[0]:
+        block = min(eval_every, max_iter - iteration)
+        draws = (rng.random_sample((block, batch_size))
+                 * n_triplets).astype(np.intp)
+        running_gradient, running_beta = mean_gradient[live], scaled_betas[live]
+        running = weights[live]
+        for rows in draws:
+            iteration += 1
+            chosen = triplet_pairs[rows]
+            gradients = (differences.rows(chosen[:, 0])
+                         - differences.rows(chosen[:, 1]))        # (b, K)
+            violated = (gradients @ running.T.astype(gradients.dtype)
+                        > -1.0).astype(gradients.dtype)           # (b, L)
+            step = (violated.T @ gradients) / (batch_size * scale)
+            running_gradient += (step - running_gradient) / iteration
+            running = np.maximum(-(np.sqrt(iteration) / gamma)
+                                 * (running_gradient + running_beta),
+                                 0.0) / scale
+        mean_gradient[live], weights[live] = running_gradient, running
+        distances = evaluated_differences.distances(running)       # (L, pairs)
+        margins = (1.0 + distances[:, evaluated_pairs[:, 0]]
+                   - distances[:, evaluated_pairs[:, 1]])
+        values = (np.maximum(margins, 0.0).mean(axis=1)
+                  + betas[live] * running.sum(axis=1))
+        stopped = np.array([
+            monitors[r].update(iteration, value, int(np.count_nonzero(row)),
+                               row.copy)
+            for r, value, row in zip(live, values, running)], dtype=bool)
+        n_iter[live] = iteration
+        live = live[~stopped]
+    return (np.array([monitor.best.weights for monitor in monitors]),
+            n_iter)
+
+
 def components_from_weights(weights, basis):
     r"""A factor :math:`L` with :math:`L^T L = \sum_k w_k b_k b_k^T`.
 

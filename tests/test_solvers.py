@@ -4,7 +4,8 @@ from scipy.optimize import minimize
 
 from metric_learn_scml._solvers import (SquaredDifferences,
                                         components_from_weights,
-                                        group_soft_threshold, objective, rda)
+                                        group_soft_threshold, objective, rda,
+                                        rda_path)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 
 
@@ -174,6 +175,26 @@ def test_rda_sparsity_grows_with_beta():
         active.append(np.count_nonzero(result.weights))
     assert active[0] >= active[1] >= active[2]
     assert active[0] > active[2]
+
+
+@pytest.mark.parametrize("max_bytes", [0, 1 << 30])
+def test_rda_path_rows_are_rda_runs_on_the_same_draws(max_bytes):
+    # every row sees the batches a lone rda run with the same seed draws,
+    # and stops where that run stops (the betas stop at different times)
+    X, basis, triplets = make_problem(n_basis=30)
+    pairs, triplet_pairs = pair_index(triplets)
+    differences = SquaredDifferences(X @ basis.T, pairs, max_bytes=max_bytes)
+    betas = [1e-1, 1e-2, 1e-4]
+    weights, n_iter = rda_path(differences, triplet_pairs, betas,
+                               max_iter=4000, eval_every=100, random_state=5)
+    for beta, row, steps in zip(betas, weights, n_iter):
+        alone = rda(differences, triplet_pairs, [0, len(triplets)], beta=beta,
+                    max_iter=4000, eval_every=100, random_state=5)
+        assert steps == alone.n_iter
+        np.testing.assert_allclose(row, alone.weights[0], rtol=1e-9,
+                                   atol=1e-12)
+    assert len(set(n_iter)) > 1
+    assert np.count_nonzero(weights[0]) < np.count_nonzero(weights[-1])
 
 
 def test_rda_is_invariant_to_the_scale_of_the_data():
