@@ -270,6 +270,14 @@ def run_cone(args, progress):
 
 
 def run_exact(args, progress):
+    if args.path:
+        rows = exact.path_timing(args.datasets or exact.GLOBAL_DATASETS, args.split)
+        show("exact: a 10-beta scml_path against 10 independent exact fits",
+             markdown_table(exact.PATH_COLUMNS, [[row[key] for key in exact.PATH_COLUMNS]
+                                                 for row in rows]))
+        if args.out is not None:
+            write_csv(args.out / "exact_path.csv", rows, exact.PATH_COLUMNS)
+        return
     if args.global_model:
         rows = exact.compare_global(args.datasets or exact.GLOBAL_DATASETS, args.split)
         show("exact: SCML_Supervised() against the optimum of its problem",
@@ -340,6 +348,9 @@ def parse_args(argv=None):
            help="exact: SCML_Supervised() at its defaults against the exact optimum of "
                 "its problem, on the global table's datasets and wine, breast cancer, "
                 "digits (no cvxpy needed)")
+    option("--path", action="store_true",
+           help="exact: a 10-beta scml_path against 10 independent exact fits, on the "
+                "same datasets as --global-model")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.out is None and not args.quick:

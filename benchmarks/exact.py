@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from metric_learn_scml import SCML_Supervised
+from metric_learn_scml import SCML_Supervised, scml_path
 from metric_learn_scml._triplets import triplets_from_labels
 
 from . import breadth, global_table
@@ -170,3 +170,55 @@ def compare_global(names=GLOBAL_DATASETS, split=0, verbose=True):
                      exact.objective_, exact.n_active_basis_, exact.dual_gap_),
                   file=sys.stderr, flush=True)
     return rows
+
+
+PATH_COLUMNS = ("dataset", "points", "n_betas", "path_seconds", "independent_seconds",
+                "speedup", "max_objective_difference", "max_dual_gap")
+
+
+def path_timing(names=GLOBAL_DATASETS, split=0, n_betas=10, verbose=True):
+    """Rows of :data:`PATH_COLUMNS`: ``scml_path`` over ``n_betas`` values
+    against as many independent exact fits.
+
+    The independent fits are ``SCML_Supervised(beta=b, solver='exact')``, one
+    per value of the path's grid, each building its own basis and triplets
+    (the same ones: same points, same ``random_state``) and starting its
+    exact phase from its own RDA solution. ``max_objective_difference`` is
+    the largest relative difference between the two objectives at a value.
+    """
+    rows = []
+    for name in names:
+        X, y = training_points(name, split)
+        with quiet_fits():
+            start = time.perf_counter()
+            betas, weights, gaps, basis = scml_path(X, y, n_betas=n_betas,
+                                                    random_state=split)
+            middle = time.perf_counter()
+            fits = [SCML_Supervised(beta=beta, solver="exact", random_state=split).fit(X, y)
+                    for beta in betas]
+            end = time.perf_counter()
+        triplets = triplets_from_labels(X, y, fits[0].k_genuine, fits[0].k_impostor)
+        difference = max(
+            abs(_objective(X, triplets, basis, w, beta)
+                - _objective(X, triplets, fit.basis_, fit.weights_, beta))
+            / _objective(X, triplets, fit.basis_, fit.weights_, beta)
+            for beta, w, fit in zip(betas, weights, fits))
+        rows.append(dict(dataset=name, points=X.shape[0], n_betas=n_betas,
+                         path_seconds=middle - start, independent_seconds=end - middle,
+                         speedup=(end - middle) / (middle - start),
+                         max_objective_difference=difference,
+                         max_dual_gap=float(np.max(gaps))))
+        if verbose:
+            print("%-14s path %.1f s, independent %.1f s (%.1fx)" % (
+                name, middle - start, end - middle, rows[-1]["speedup"]),
+                file=sys.stderr, flush=True)
+    return rows
+
+
+def _objective(X, triplets, basis, weights, beta):
+    """The paper's objective in the user's units: mean hinge plus l1."""
+    projected = X @ basis.T
+    anchors, targets, impostors = triplets.T
+    near = np.square(projected[anchors] - projected[targets]) @ weights
+    far = np.square(projected[anchors] - projected[impostors]) @ weights
+    return np.maximum(1.0 + near - far, 0.0).mean() + beta * weights.sum()
