@@ -31,7 +31,7 @@ from threadpoolctl import threadpool_limits
 from ._basis import default_n_basis, lda_basis, triplet_basis, union_basis
 from ._exact import exact_phase
 from ._exact_group import exact_group_phase
-from ._selection import choose_beta
+from ._selection import choose_beta, merges_points
 from ._solvers import components_from_weights, rda, scaled_differences
 from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
 from ._validation import (ArrayLike, HasMethods, Interval, Options,
@@ -344,8 +344,11 @@ class _LinearMetric(MahalanobisMixin):
 
         With beta chosen from the data and a generated basis, ``fit``
         returns the Euclidean metric when the held-out points preferred it
-        (``euclidean_fallback_``, set by the choice of beta) or when the
-        chosen beta keeps no element, rather than a worse or a zero metric.
+        (``euclidean_fallback_``, set by the choice of beta), when the
+        chosen beta keeps no element, or when the learned metric maps
+        distinct training points onto one (a zero metric maps all of them
+        onto one; :func:`~metric_learn_scml._selection.merges_points`),
+        rather than a worse, a zero or a merging metric.
         """
         fallback = (not incremental and isinstance(self.beta, str)
                     and isinstance(self.basis, str))
@@ -359,11 +362,13 @@ class _LinearMetric(MahalanobisMixin):
             return self._euclidean(X.shape[1])
         self.weights_ = self._solve(X, triplets, task_offsets, basis,
                                     incremental, warn_empty=not fallback)[0]
-        if fallback and not self.weights_.any():
+        components = components_from_weights(self.weights_, self.basis_)
+        if fallback and (not self.weights_.any()
+                         or merges_points(X, components)):
             self.euclidean_fallback_ = True
             return self._euclidean(X.shape[1])
         self.n_active_basis_ = int(np.count_nonzero(self.weights_))
-        self.components_ = components_from_weights(self.weights_, self.basis_)
+        self.components_ = components
         return self
 
     def _euclidean(self, n_features):

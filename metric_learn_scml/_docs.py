@@ -100,11 +100,12 @@ PARAMETERS = {
         wins (then the larger beta); the model is then fitted on
         every point at that value (see :class:`SCML_SupervisedCV` for
         k-fold cross-validation). Where the Euclidean metric beats every
-        value on the held-out points by more than two standard errors, or
-        the chosen value keeps no element, the Euclidean metric is returned
-        (``euclidean_fallback_``; beyond the paper: on data such as the
-        KEEL titanic and marketing sets the learned metric was worse, or
-        zero). The useful value moves by orders of
+        value on the held-out points by more than two standard errors, the
+        chosen value keeps no element, or the learned metric maps distinct
+        training points onto one (on discrete data), the Euclidean metric
+        is returned (``euclidean_fallback_``; beyond the paper: on data
+        such as the KEEL titanic and marketing sets the learned metric was
+        worse, or zero). The useful value moves by orders of
         magnitude between datasets, and the rule is scale-free. A float is
         used as given (the paper's value is ``1e-5``, for standardised
         features; data scaled by ``s`` give the same metric with
@@ -147,8 +148,9 @@ ATTRIBUTES = {
     'euclidean_fallback_': r"""    euclidean_fallback_ : bool
         With ``beta='auto'`` and a generated basis: True when the model is
         the Euclidean metric (``basis_`` the coordinate axes, ``weights_``
-        ones), because it did better on the held-out points or the chosen
-        beta kept no element.""",
+        ones), because it did better on the held-out points, the chosen
+        beta kept no element, or the learned metric mapped distinct
+        training points onto one.""",
     'components_': r"""    components_ : ndarray of shape (n_components, n_features)
         Linear map :math:`L` with :math:`M = L^T L`: the rows
         :math:`\sqrt{w_k} b_k` of the active elements when there are fewer

@@ -228,6 +228,37 @@ def euclidean_wins(best_error, X_fit, y_fit, X_held, y_held):
     return bool(euclidean < best_error - 2.0 * spread)
 
 
+# Two points are one under a map when their images agree to this many
+# significant digits of the images' largest coordinate (the data's, for the
+# Euclidean count).
+MERGE_DIGITS = 9
+
+
+def distinct_points(Z):
+    """The number of distinct rows of ``Z``, to ``MERGE_DIGITS`` digits."""
+    scale = np.abs(Z).max(initial=0.0)
+    if not scale > 0:
+        return min(Z.shape[0], 1)
+    return np.unique(np.round(Z / scale, MERGE_DIGITS), axis=0).shape[0]
+
+
+def merges_points(X, components):
+    """Whether ``x -> components @ x`` maps distinct rows of ``X`` onto one.
+
+    Only a map of lower rank than the data can, and on continuous data it
+    does not; on discrete data it can (KEEL titanic: 3 features of a few
+    values each, 14 distinct training points, and the one element the
+    chosen beta keeps maps them onto 4). k-NN then picks among the points
+    merged into one by their storage order, not by distance: there, the
+    3-NN error averaged over orders of the training rows was 36 % under
+    the learned metric and 25 % under the Euclidean one, and the held-out
+    score, measured on a model fitted to fewer points, did not see it.
+    """
+    if components.shape[0] and np.linalg.matrix_rank(components) >= X.shape[1]:
+        return False
+    return distinct_points(X @ components.T) < distinct_points(X)
+
+
 def held_out_path_scores(estimator, X, y, fit, held, betas=None,
                          random_state=None):
     """Fit ``X[fit]`` along ``betas`` by RDA and score on ``X[held]``.

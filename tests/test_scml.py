@@ -627,6 +627,71 @@ def test_auto_beta_keeps_the_learned_metric_where_it_is_better(wine_split):
     assert model.n_active_basis_ < model.basis_.shape[0]
 
 
+def test_merges_points_only_where_distinct_points_become_one():
+    from metric_learn_scml._selection import merges_points
+    lattice = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0],
+                        [1.0, 1.0]])                  # 4 distinct points
+    assert merges_points(lattice, np.array([[1.0, 0.0]]))      # onto x
+    assert not merges_points(lattice, np.array([[1.0, 0.5]]))  # 4 images
+    assert not merges_points(lattice, 2.0 * np.eye(2))
+    assert merges_points(lattice, np.zeros((1, 2)))
+    rng = np.random.RandomState(0)
+    assert not merges_points(rng.randn(50, 3), np.array([[1.0, 0.0, 0.0]]))
+
+
+def _discrete_problem(label_noise, seed):
+    # Label from the first of 3 features of 4, 3 and 3 values, flipped at
+    # the rate label_noise: 36 distinct points, hundreds of duplicates.
+    rng = np.random.RandomState(seed)
+    X = np.column_stack([rng.randint(0, 4, 1000), rng.randint(0, 3, 1000),
+                         rng.randint(0, 3, 1000)]).astype(float)
+    y = (X[:, 0] >= 2).astype(int) ^ (rng.rand(1000) < label_noise)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    return X[:700], y[:700], X[700:], y[700:]
+
+
+def _order_averaged_error(transform, X_train, y_train, X_test, y_test):
+    """3-NN test error averaged over 10 orders of the training rows (k-NN
+    breaks ties among merged points by their order)."""
+    errors = []
+    for seed in range(10):
+        order = np.random.RandomState(seed).permutation(y_train.shape[0])
+        classifier = KNeighborsClassifier(n_neighbors=3).fit(
+            transform(X_train)[order], y_train[order])
+        errors.append(1.0 - classifier.score(transform(X_test), y_test))
+    return np.mean(errors)
+
+
+def test_auto_beta_falls_back_where_the_metric_merges_distinct_points(
+        monkeypatch):
+    # The learned metric keeps 2 elements on 3 discrete features and maps
+    # distinct training points onto one; the held-out rule keeps it, yet it
+    # errs more than the Euclidean metric. The model is the Euclidean one.
+    import metric_learn_scml._base as base_module
+    X_train, y_train, X_test, y_test = _discrete_problem(0.25, 0)
+    model = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    assert model.euclidean_fallback_
+    np.testing.assert_array_equal(model.components_, np.eye(3))
+    monkeypatch.setattr(base_module, "merges_points", lambda *args: False)
+    merging = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    assert not merging.euclidean_fallback_            # the held-out rule
+    assert merging.n_active_basis_ < 3
+    assert (_order_averaged_error(merging.transform, X_train, y_train,
+                                  X_test, y_test)
+            > _order_averaged_error(lambda X: X, X_train, y_train,
+                                    X_test, y_test))
+
+
+def test_auto_beta_keeps_a_metric_that_merges_nothing_on_discrete_data():
+    X_train, y_train, X_test, y_test = _discrete_problem(0.1, 0)
+    model = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    assert not model.euclidean_fallback_
+    assert (_order_averaged_error(model.transform, X_train, y_train,
+                                  X_test, y_test)
+            < _order_averaged_error(lambda X: X, X_train, y_train,
+                                    X_test, y_test))
+
+
 def test_best_beta_prefers_the_triplet_error_within_the_noise_band():
     from metric_learn_scml._selection import best_beta
     betas = np.array([1.0, 0.1, 0.01])
