@@ -662,34 +662,46 @@ def _order_averaged_error(transform, X_train, y_train, X_test, y_test):
     return np.mean(errors)
 
 
+def _pin_auto_beta(monkeypatch, beta):
+    # beta='auto' as if the held-out path had chosen ``beta`` (and not
+    # preferred the Euclidean metric): the rules after the choice alone.
+    monkeypatch.setattr(SCML_Supervised, "_choose_beta", lambda self, X, y: (
+        beta, np.array([beta]), np.array([0.0]), False))
+
+
 def test_auto_beta_falls_back_where_the_metric_merges_distinct_points(
         monkeypatch):
-    # The learned metric keeps 2 elements on 3 discrete features and maps
-    # distinct training points onto one; the held-out rule keeps it, yet it
-    # errs more than the Euclidean metric. The model is the Euclidean one.
+    # At this beta the model is of rank 2 on 3 discrete features and
+    # maps distinct training points onto one, and errs more than the
+    # Euclidean metric whatever the order of the training rows. The model
+    # is the Euclidean one.
     import metric_learn_scml._base as base_module
+    from metric_learn_scml._selection import merges_points
     X_train, y_train, X_test, y_test = _discrete_problem(0.25, 0)
+    _pin_auto_beta(monkeypatch, 0.03)
     model = SCML_Supervised(random_state=0).fit(X_train, y_train)
     assert model.euclidean_fallback_
     np.testing.assert_array_equal(model.components_, np.eye(3))
     monkeypatch.setattr(base_module, "merges_points", lambda *args: False)
     merging = SCML_Supervised(random_state=0).fit(X_train, y_train)
-    assert not merging.euclidean_fallback_            # the held-out rule
-    assert merging.n_active_basis_ < 3
+    assert not merging.euclidean_fallback_
+    assert np.linalg.matrix_rank(merging.components_) < 3
+    assert merges_points(X_train, merging.components_)
     assert (_order_averaged_error(merging.transform, X_train, y_train,
                                   X_test, y_test)
             > _order_averaged_error(lambda X: X, X_train, y_train,
                                     X_test, y_test))
 
 
-def test_auto_beta_keeps_a_metric_that_merges_nothing_on_discrete_data():
-    X_train, y_train, X_test, y_test = _discrete_problem(0.1, 0)
+def test_auto_beta_keeps_a_metric_that_merges_nothing_on_discrete_data(
+        monkeypatch):
+    from metric_learn_scml._selection import merges_points
+    X_train, y_train, _, _ = _discrete_problem(0.1, 0)
+    _pin_auto_beta(monkeypatch, 1e-3)
     model = SCML_Supervised(random_state=0).fit(X_train, y_train)
     assert not model.euclidean_fallback_
-    assert (_order_averaged_error(model.transform, X_train, y_train,
-                                  X_test, y_test)
-            < _order_averaged_error(lambda X: X, X_train, y_train,
-                                    X_test, y_test))
+    assert model.n_active_basis_ > 0
+    assert not merges_points(X_train, model.components_)
 
 
 def test_best_beta_prefers_the_triplet_error_within_the_noise_band():
