@@ -76,6 +76,9 @@ class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     array([2.])
     """
 
+    # Named here so that set_output wraps it (see SCML_Supervised).
+    transform = _LinearMetric.transform
+
     def __init__(self, components, preprocessor=None):
         self.components = components
         self.preprocessor = preprocessor

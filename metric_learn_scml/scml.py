@@ -139,6 +139,9 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     """
 
     _auto_beta = True
+    # Named here so that set_output wraps it: scikit-learn wraps only the
+    # methods a TransformerMixin subclass defines itself.
+    transform = _LinearMetric.transform
 
     def __init__(self, k_genuine=3, k_impostor=10, neighbors="auto",
                  beta="auto", basis="lda",

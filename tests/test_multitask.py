@@ -434,3 +434,14 @@ def test_user_basis_is_shared_by_all_tasks(fitted):
                                      max_iter=1500).fit(X, y, tasks)
     np.testing.assert_allclose(model.basis_, np.eye(6))
     assert model.weights_.shape == (2, 6)
+
+
+def test_task_metric_set_output_pandas(fitted):
+    # As for SCML_Supervised: set_output(transform="pandas") was ignored by
+    # the task metric's transform.
+    pd = pytest.importorskip("pandas")
+    model, X, y, tasks = fitted
+    metric = model.for_task("a").set_output(transform="pandas")
+    embedded = metric.transform(X)
+    assert isinstance(embedded, pd.DataFrame)
+    np.testing.assert_allclose(embedded.to_numpy(), model.transform(X, task="a"))

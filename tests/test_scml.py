@@ -732,3 +732,22 @@ def test_neighbors_parameter_takes_a_kneighbors_transformer(wine_split):
     with pytest.raises(ValueError, match="neighbors=.*mode"):
         SCML_Supervised(neighbors=KNeighborsTransformer(
             mode="connectivity")).fit(X_train, y_train)
+
+
+def test_set_output_pandas_applies_to_transform(iris):
+    # set_output(transform="pandas") was accepted but transform still
+    # returned an ndarray: scikit-learn wraps only the methods a class
+    # defines itself, and transform came from _LinearMetric.
+    pd = pytest.importorskip("pandas")
+    X, y = iris
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    scml = SCML_Supervised(beta=1e-4, max_iter=500, random_state=0)
+    scml.set_output(transform="pandas").fit(frame, y)
+    embedded = scml.transform(frame)
+    assert isinstance(embedded, pd.DataFrame)
+    assert list(embedded.columns) == list(scml.get_feature_names_out())
+    np.testing.assert_allclose(embedded.to_numpy(),
+                               frame.to_numpy() @ scml.components_.T)
+    pipeline = make_pipeline(StandardScaler(), clone(scml)).set_output(
+        transform="pandas")
+    assert isinstance(pipeline.fit(frame, y).transform(frame), pd.DataFrame)
