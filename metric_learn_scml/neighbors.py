@@ -153,9 +153,10 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         else:
             tasks = self._check_tasks(tasks, X.shape[0])
             self.estimator_.fit(X, y, tasks)
+        # After the learner's fit, whose errors on too few samples come first.
+        self._check_enough(X.shape[0], "training points")
         if hasattr(self.estimator_, "local_weights"):
             self.kind_ = "local"
-            self._check_enough(X.shape[0], "training points")
             self._X_fit = X
         elif tasks is not None:
             self.kind_ = "multitask"

@@ -226,3 +226,15 @@ def test_scikit_learn_estimator_checks():
     failed = [(result["check_name"], result["exception"])
               for result in results if result["status"] == "failed"]
     assert not failed
+
+
+def test_too_many_neighbours_fail_in_fit_for_a_global_model(wine_split):
+    # The local and multi-task models refused n_neighbors above the training
+    # size in fit; the global one was fitted, and predict then failed inside
+    # scikit-learn's KNeighborsClassifier.
+    X, X_test, y, _ = wine_split
+    with pytest.raises(ValueError, match="n_neighbors=200 is larger than the "
+                                         "106 training points"):
+        MetricKNeighborsClassifier(SCML_Supervised(**FAST),
+                                   n_neighbors=200).fit(X, y)
+
