@@ -25,7 +25,9 @@ from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin,
 from sklearn.metrics import accuracy_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (check_consistent_length,
+                                      check_is_fitted, column_or_1d,
+                                      validate_data)
 
 from ._validation import Interval, validate_parameters, validate_value
 
@@ -381,7 +383,8 @@ def knn_scorer(estimator, X, y, n_neighbors=3):
     """
     validate_value("n_neighbors", n_neighbors, [Interval("int", low=1)])
     embedded = estimator.transform(X)
-    y = np.asarray(y)
+    y = column_or_1d(y, warn=True)
+    check_consistent_length(embedded, y)
     if n_neighbors >= y.shape[0]:
         raise ValueError(
             "n_neighbors=%d needs more than %d points to score: give more "

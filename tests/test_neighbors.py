@@ -238,3 +238,15 @@ def test_too_many_neighbours_fail_in_fit_for_a_global_model(wine_split):
         MetricKNeighborsClassifier(SCML_Supervised(**FAST),
                                    n_neighbors=200).fit(X, y)
 
+
+def test_knn_scorer_takes_a_column_of_labels(wine_split, global_knn):
+    # y of shape (n, 1) raised an IndexError from numpy's fancy indexing.
+    from sklearn.exceptions import DataConversionWarning
+    from metric_learn_scml import knn_scorer
+    X, _, y, _ = wine_split
+    metric = global_knn.estimator_
+    with pytest.warns(DataConversionWarning):
+        column = knn_scorer(metric, X, y[:, None])
+    assert column == knn_scorer(metric, X, y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        knn_scorer(metric, X, y[:-1])
