@@ -16,8 +16,27 @@ from sklearn.model_selection import StratifiedKFold
 from ._base import single_threaded, store_parameters
 from ._selection import (BETA_RATIO_HIGH, LabelledPath, beta_grid, best_beta,
                          held_out_path_scores, labelled_basis)
-from ._validation import Interval, validate_supervised
+from ._validation import Interval, validate_supervised, validate_value
 from .scml import SCML_Supervised
+
+# The grid parameters shared by scml_path and SCML_SupervisedCV.
+GRID_CONSTRAINTS = {
+    "n_betas": [Interval("int", low=1)],
+    "eps": [Interval("float", low=0, low_inclusive=False)],
+}
+
+
+def check_betas(betas):
+    """A given grid as a float array sorted in decreasing order."""
+    try:
+        grid = np.asarray(betas, dtype=float)
+    except (TypeError, ValueError):
+        grid = None
+    if grid is None or grid.ndim != 1 or grid.size == 0 or not np.all(
+            np.isfinite(grid) & (grid >= 0)):
+        raise ValueError("betas must be a non-empty 1-D array of "
+                         "non-negative numbers, got %r." % (betas,))
+    return np.sort(grid)[::-1]
 
 
 def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
@@ -76,6 +95,10 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     >>> bool(gaps.max() < 1e-6)
     True
     """
+    for name, value in (("n_betas", n_betas), ("eps", eps)):
+        validate_value(name, value, GRID_CONSTRAINTS[name])
+    if betas is not None:
+        betas = check_betas(betas)
     model = SCML_Supervised(basis=basis, n_basis=n_basis, k_genuine=k_genuine,
                             k_impostor=k_impostor, neighbors=neighbors,
                             random_state=random_state)
@@ -85,8 +108,9 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     path = LabelledPath(X, y, basis, k_genuine, k_impostor, model._rng,
                         neighbors)
     if betas is None:
-        betas = beta_grid(path.beta_max(), n_betas, BETA_RATIO_HIGH, eps)
-    betas = np.sort(np.asarray(betas, dtype=float))[::-1]
+        # Sorted: with eps above 10**-0.5 the grid would increase.
+        betas = np.sort(beta_grid(path.beta_max(), n_betas, BETA_RATIO_HIGH,
+                                  eps))[::-1]
     weights, gaps = path.solve(betas)
     return betas, weights, gaps, basis
 
@@ -157,8 +181,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         store_parameters(self, locals())
 
     _parameter_constraints = {
-        "n_betas": [Interval("int", low=1)],
-        "eps": [Interval("float", low=0, low_inclusive=False)],
+        **GRID_CONSTRAINTS,
         "cv": [Interval("int", low=2)],
         "n_jobs": [Interval("int"), None],
     }
@@ -166,12 +189,7 @@ class SCML_SupervisedCV(SCML_Supervised):
     def _check_params(self):
         super()._check_params()
         if self.betas is not None:
-            betas = np.asarray(self.betas, dtype=float)
-            if betas.ndim != 1 or betas.size == 0 or not np.all(
-                    np.isfinite(betas) & (betas >= 0)):
-                raise ValueError("betas must be a non-empty 1-D array of "
-                                 "non-negative numbers, got %r." % (
-                                     self.betas,))
+            check_betas(self.betas)
 
     def _choose_beta(self, X, y):
         """Cross-validate the grid; set ``betas_`` and ``error_path_``."""
@@ -185,7 +203,7 @@ class SCML_SupervisedCV(SCML_Supervised):
             betas = beta_grid(path.beta_max(), self.n_betas,
                               BETA_RATIO_HIGH, self.eps)
         else:
-            betas = np.sort(np.asarray(self.betas, dtype=float))[::-1]
+            betas = check_betas(self.betas)
         seeds = self._rng.randint(2 ** 31, size=len(splits))
         scores = Parallel(n_jobs=self.n_jobs)(
             delayed(single_threaded(held_out_path_scores))(

@@ -102,3 +102,22 @@ def test_bad_parameters_name_themselves(wine, params, match):
     X, y = wine
     with pytest.raises(ValueError, match=match):
         SCML_SupervisedCV(**{**FAST_CV, **params}).fit(X, y)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"betas": [-1.0]}, "betas must be"),
+    ({"betas": [np.nan]}, "betas must be"),
+    ({"betas": []}, "betas must be"),
+    ({"betas": 1e-3}, "betas must be"),
+    ({"betas": "auto"}, "betas must be"),
+    ({"n_betas": 0}, "n_betas must be >= 1"),
+    ({"n_betas": 2.5}, "n_betas must be an integer"),
+    ({"eps": 0.0}, "eps must be > 0"),
+])
+def test_path_bad_grid_parameters_name_themselves(iris, params, match):
+    # scml_path checked none of them: betas=[-1.0] returned weights of
+    # about 6e5, betas=[] and n_betas=0 empty arrays, and NaN, 0 or a
+    # scalar failed inside scipy's linprog or numpy.
+    X, y = iris
+    with pytest.raises(ValueError, match=match):
+        scml_path(X, y, random_state=0, **params)
