@@ -378,6 +378,7 @@ def validate_supervised(estimator, X, y, reset=True):
         X, y = checked_input(estimator, X, y=y, type_of_inputs="classic",
                              dtype=np.float64, ensure_min_samples=2)
         check_n_features(estimator, X.shape[1], reset)
+    check_label_types(y)
     kind = type_of_target(y, input_name="y")
     if kind not in ("binary", "multiclass"):
         raise ValueError(
@@ -391,6 +392,22 @@ def validate_supervised(estimator, X, y, reset=True):
             "y has a single class (%r): %s needs at least two classes to "
             "build triplet constraints." % (y[0], type(estimator).__name__))
     return X, y
+
+
+def check_label_types(y):
+    """Raise a ``TypeError`` naming ``y`` when its labels cannot be sorted.
+
+    Labels of mixed types (strings and numbers, or None) would otherwise
+    fail in a sort inside numpy, or be taken for a continuous target.
+    """
+    if y.dtype == object:
+        try:
+            np.unique(y)
+        except TypeError as error:
+            raise TypeError(
+                "y must hold class labels of one type (all strings or all "
+                "numbers), without None: %s. Convert them, e.g. with "
+                "y.astype(str)." % error) from None
 
 
 def plain(value):

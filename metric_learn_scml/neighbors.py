@@ -29,7 +29,8 @@ from sklearn.utils.validation import (check_consistent_length,
                                       check_is_fitted, column_or_1d,
                                       validate_data)
 
-from ._validation import Interval, validate_parameters, validate_value
+from ._validation import (Interval, check_label_types, validate_parameters,
+                          validate_value)
 
 # Query rows handled at once by the local model (bounds the memory of the
 # distance block to this many rows times the training size).
@@ -141,6 +142,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         validate_parameters(self)
         check_metric_learner(self.estimator)
         X, y = validate_data(self, X, y)
+        check_label_types(y)
         check_classification_targets(y)
         self.classes_, self._y_index = np.unique(y, return_inverse=True)
         multitask = hasattr(self.estimator, "for_task")

@@ -250,3 +250,11 @@ def test_knn_scorer_takes_a_column_of_labels(wine_split, global_knn):
     assert column == knn_scorer(metric, X, y)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         knn_scorer(metric, X, y[:-1])
+
+
+def test_labels_of_mixed_types_name_y(wine_split):
+    X, _, y, _ = wine_split
+    mixed = np.array(["a", 1, 2], dtype=object)[y]
+    with pytest.raises(TypeError, match="y must hold class labels of one "
+                                        "type"):
+        MetricKNeighborsClassifier(SCML_Supervised(**FAST)).fit(X, mixed)

@@ -751,3 +751,14 @@ def test_set_output_pandas_applies_to_transform(iris):
     pipeline = make_pipeline(StandardScaler(), clone(scml)).set_output(
         transform="pandas")
     assert isinstance(pipeline.fit(frame, y).transform(frame), pd.DataFrame)
+
+
+@pytest.mark.parametrize("labels", [["a", 1, 2], ["a", "b", None]])
+def test_labels_of_mixed_types_name_y(iris, labels):
+    # They raised numpy's "'<' not supported between instances of 'int'
+    # and 'str'" from a sort inside type_of_target.
+    X, y = iris
+    mixed = np.array(labels, dtype=object)[y]
+    with pytest.raises(TypeError, match="y must hold class labels of one "
+                                        "type"):
+        SCML_Supervised(beta=1e-4).fit(X, mixed)
