@@ -35,8 +35,8 @@ from ._selection import choose_beta, merges_points
 from ._solvers import components_from_weights, rda, scaled_differences
 from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
 from ._validation import (ArrayLike, HasMethods, Interval, Options,
-                          PointIndexer,
-                          check_basis_array, check_points, no_basis_error,
+                          PointIndexer, check_basis_array,
+                          check_same_label_type, check_points, no_basis_error,
                           plain, task_labels, validate_parameters,
                           validate_supervised, validate_triplets)
 
@@ -295,6 +295,8 @@ class _SCMLEstimator(_MetricLearner):
         starts from zero weights.
         """
         tasks = task_labels(tasks, n_expected, what)
+        if extend:
+            check_same_label_type(tasks, self.tasks_)
         try:
             known = self.tasks_ if extend else tasks[:0]
             merged = np.unique(np.concatenate([known, tasks]))

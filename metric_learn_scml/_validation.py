@@ -428,6 +428,19 @@ def task_labels(tasks, n_expected, what):
     return tasks
 
 
+def check_same_label_type(tasks, known):
+    """Raise a ``TypeError`` when a later batch's tasks are numbers and the
+    known ones strings, or the reverse: numpy would cast the numbers to
+    strings, making new tasks of known ones."""
+    text = [labels.dtype.kind in "US" for labels in (tasks, known)]
+    if text[0] != text[1] and "O" not in (tasks.dtype.kind, known.dtype.kind):
+        raise TypeError(
+            "tasks of this batch are %s, but the tasks of the earlier "
+            "batches are %s (%s): give every batch task labels of one type." % (
+                "strings" if text[0] else "numbers",
+                "strings" if text[1] else "numbers", known.tolist()))
+
+
 def task_codes(tasks, known, n_expected, what):
     """Each label's index in the sorted ``known`` tasks; unknown ones raise."""
     tasks = task_labels(tasks, n_expected, what)

@@ -149,6 +149,25 @@ def test_multitask_partial_fit_adds_a_task_seen_later(blobs):
         left * steps / model._rda_state.iteration, rtol=1e-10)
 
 
+def test_later_batch_tasks_of_another_type_are_refused(blobs):
+    # Numbers after strings were cast to strings by np.concatenate: tasks 0
+    # and 1 silently became new tasks '0' and '1' (and the reverse order
+    # turned the known tasks into strings).
+    X, y, _, _ = blobs
+    X, y = X[:200], y[:200]
+    names = np.array(["left", "right"])[(X[:, 0] > 0).astype(int)]
+    model = MultiTaskSCML_Supervised(max_iter=200, **FAST).partial_fit(
+        X[:100], y[:100], names[:100])
+    with pytest.raises(TypeError, match="tasks of this batch are numbers"):
+        model.partial_fit(X[100:], y[100:], (X[100:, 0] > 0).astype(int))
+    assert model.tasks_.tolist() == ["left", "right"]
+    numbers = MultiTaskSCML_Supervised(max_iter=200, **FAST).partial_fit(
+        X[:100], y[:100], (X[:100, 0] > 0).astype(int))
+    with pytest.raises(TypeError, match="tasks of this batch are strings"):
+        numbers.partial_fit(X[100:], y[100:], names[100:])
+    assert numbers.tasks_.tolist() == [0, 1]
+
+
 def test_weakly_supervised_partial_fit():
     # "b is closer to a than c is" on the first two features; the third
     # is loud noise, which the Euclidean distance is misled by.
