@@ -36,7 +36,8 @@ from ._solvers import components_from_weights, rda, scaled_differences
 from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
 from ._validation import (ArrayLike, HasMethods, Interval, Options,
                           PointIndexer, check_basis_array,
-                          check_same_label_type, check_points, no_basis_error,
+                          check_metric_points, check_same_label_type,
+                          check_points, no_basis_error,
                           plain, task_labels, validate_parameters,
                           validate_supervised, validate_triplets)
 
@@ -339,6 +340,18 @@ class _LinearMetric(MahalanobisMixin):
         """
         check_is_fitted(self, ["preprocessor_", "components_"])
         return check_points(self, X) @ self.components_.T
+
+    def get_metric(self):
+        """metric-learn's ``metric(u, v, squared=False)`` on two points.
+
+        Points of another length than the training data's raise a
+        ``ValueError`` that names both lengths.
+        """
+        metric = super().get_metric()
+
+        def metric_fun(u, v, squared=False):
+            return metric(*check_metric_points(self, u, v), squared=squared)
+        return metric_fun
 
     def _fit_problem(self, X, triplets, task_offsets, basis,
                      incremental=False):

@@ -320,6 +320,23 @@ def validate_triplets(estimator, triplets, reset=True):
     return indices, X
 
 
+def check_metric_points(estimator, u, v):
+    """``u`` and ``v`` as 1-D float arrays of the fitted features.
+
+    For the functions ``get_metric`` returns, where numpy would otherwise
+    fail to broadcast or align points of another length.
+    """
+    u = np.asarray(u, dtype=float).ravel()
+    v = np.asarray(v, dtype=float).ravel()
+    if not u.shape[0] == v.shape[0] == estimator.n_features_in_:
+        raise ValueError(
+            "The metric of %s takes two points of %d features: got u with %d "
+            "and v with %d." % (type(estimator).__name__,
+                                estimator.n_features_in_, u.shape[0],
+                                v.shape[0]))
+    return u, v
+
+
 def check_formed_points(estimator, X):
     """Raise metric-learn's error for points that are not a 2-D array.
 

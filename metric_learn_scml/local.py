@@ -41,7 +41,8 @@ from ._embedding import KernelPCAEmbedding
 from ._solvers import (forward_backward, local_objective, local_weights,
                        oriented_pairs, scaled_differences)
 from ._triplets import pair_index
-from ._validation import Interval, Options, check_tuples
+from ._validation import (Interval, Options, check_metric_points,
+                          check_tuples)
 
 
 class _LocalModel(_SCMLEstimator):
@@ -273,14 +274,7 @@ class _LocalModel(_SCMLEstimator):
         check_is_fitted(self, "coef_")
 
         def metric_fun(u, v, squared=False):
-            u = np.asarray(u, dtype=float).ravel()
-            v = np.asarray(v, dtype=float).ravel()
-            if u.shape != v.shape:
-                raise ValueError(
-                    "The metric of %s takes two points of %d features: got u "
-                    "with %d and v with %d." % (
-                        type(self).__name__, self.n_features_in_, u.shape[0],
-                        v.shape[0]))
+            u, v = check_metric_points(self, u, v)
             pair = np.stack([u, v])[None]
             distance = self.pair_distance(pair)[0]
             return distance ** 2 if squared else distance

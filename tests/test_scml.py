@@ -762,3 +762,18 @@ def test_labels_of_mixed_types_name_y(iris, labels):
     with pytest.raises(TypeError, match="y must hold class labels of one "
                                         "type"):
         SCML_Supervised(beta=1e-4).fit(X, mixed)
+
+
+def test_metric_function_names_points_of_the_wrong_length(iris):
+    # numpy said "operands could not be broadcast together with shapes (4,)
+    # (3,)" (or "not aligned" when both points had 3 features).
+    X, y = iris
+    scml = SCML_Supervised(beta=1e-4, max_iter=500, random_state=0).fit(X, y)
+    metric = scml.get_metric()
+    with pytest.raises(ValueError, match="metric of SCML_Supervised takes "
+                       "two points of 4 features: got u with 4 and v with 3"):
+        metric(X[0], X[1, :3])
+    with pytest.raises(ValueError, match="got u with 3 and v with 3"):
+        metric(X[0, :3], X[1, :3])
+    assert metric(X[0], X[1], squared=True) == pytest.approx(
+        scml.pair_distance(X[None, :2])[0] ** 2)
