@@ -15,6 +15,7 @@ and the fix.
 """
 
 import numbers
+from collections.abc import Iterable
 
 import numpy as np
 from metric_learn._util import ArrayIndexer, check_input
@@ -105,8 +106,28 @@ class HasMethods:
         return "%s (with %s)" % (self.what, ", ".join(self.methods))
 
     def accepts_type(self, value):
-        return all(callable(getattr(value, name, None))
-                   for name in self.methods)
+        # A class has its methods too, unbound: the instance is wanted.
+        return not isinstance(value, type) and all(
+            callable(getattr(value, name, None)) for name in self.methods)
+
+    def range_error(self, name, value):
+        return None
+
+
+class IterableOf:
+    """An iterable other than a string (its items checked where it is used).
+
+    Never iterated here: a generator stays unconsumed for the fit.
+    """
+
+    def __init__(self, what):
+        self.what = what
+
+    def describe(self):
+        return "an iterable of %s" % self.what
+
+    def accepts_type(self, value):
+        return isinstance(value, Iterable) and not isinstance(value, str)
 
     def range_error(self, name, value):
         return None

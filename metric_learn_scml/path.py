@@ -4,19 +4,23 @@ r"""The regularisation path of SCML-Global and the cross-validated learner.
 for a decreasing grid of :math:`\beta`, each warm-started from the last
 (:func:`metric_learn_scml._exact.exact_path`), with their duality gaps.
 :class:`SCML_SupervisedCV` follows ``LassoCV``: the grid is relative to
-:math:`\beta_{\max}` of the whole training set, every fold is fitted along
-it and scored by the 3-NN error of its held-out points, and the model is
-refitted on all the points at the best :math:`\beta`.
+:math:`\beta_{\max}` of the whole training set, the training part of every
+split of ``cv`` is fitted along it and scored by the 3-NN error of its test
+part, and the model is refitted on all the points at the best
+:math:`\beta`.
 """
+
+import numbers
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import StratifiedKFold, check_cv
 
 from ._base import single_threaded, store_parameters
 from ._selection import (BETA_RATIO_HIGH, LabelledPath, beta_grid, best_beta,
                          held_out_path_scores, labelled_basis)
-from ._validation import Interval, validate_supervised, validate_value
+from ._validation import (HasMethods, Interval, IterableOf, plain,
+                          validate_supervised, validate_value)
 from .scml import SCML_Supervised
 
 # The grid parameters shared by scml_path and SCML_SupervisedCV.
@@ -115,14 +119,83 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     return betas, weights, gaps, basis
 
 
+def cv_splits(cv, X, y, groups, seed):
+    """The ``(fit, held)`` index arrays of ``cv`` on ``(X, y)``, checked.
+
+    An int is that many stratified folds, shuffled with ``seed``; a
+    splitter or an iterable of pairs goes through scikit-learn's
+    ``check_cv`` and is used as given (``groups`` reach the splitter's
+    ``split``). Errors name ``cv``.
+    """
+    if isinstance(cv, numbers.Integral):
+        classes, counts = np.unique(y, return_counts=True)
+        if cv > counts.min():
+            raise ValueError(
+                "cv=%d stratified folds need at least %d points of every "
+                "class, but class %r has %d: use fewer folds, or a "
+                "splitter (e.g. KFold) or (train, test) pairs." % (
+                    cv, cv, plain(classes[counts.argmin()]), counts.min()))
+        cv = StratifiedKFold(cv, shuffle=True, random_state=seed)
+    elif not hasattr(cv, "split"):
+        # Read once (it may be a generator) and checked here: scikit-learn's
+        # wrapper fails on an item that is not a pair with a bare TypeError.
+        cv = [pair_of(split, number) for number, split in enumerate(cv)]
+    splitter = check_cv(cv, y, classifier=True)
+    try:
+        splits = list(splitter.split(X, y, groups))
+    except ValueError as error:
+        raise ValueError("cv could not split the %d points given to fit: %s"
+                         % (y.shape[0], error)) from error
+    if not splits:
+        raise ValueError("cv gave no (train, test) split.")
+    return [tuple(split_part(part, kind, number, y) for part, kind in zip(
+        pair_of(split, number), ("train", "test")))
+        for number, split in enumerate(splits)]
+
+
+def pair_of(split, number):
+    """``split`` as a (train, test) pair; anything else raises."""
+    if isinstance(split, str) or not hasattr(split, "__len__") or len(
+            split) != 2:
+        raise ValueError("cv must give (train, test) pairs of index arrays: "
+                         "split %d is %r." % (number, split))
+    return split
+
+
+def split_part(part, kind, number, y):
+    """One side of a split as indices into the points, checked.
+
+    A boolean mask over the points is taken as its indices. The training
+    side needs two classes: SCML's triplets compare them.
+    """
+    indices = np.asarray(part)
+    n_samples = y.shape[0]
+    if indices.dtype == bool and indices.shape == (n_samples,):
+        indices = np.flatnonzero(indices)
+    if (indices.ndim != 1 or indices.shape[0] == 0
+            or indices.dtype.kind not in "iu" or indices.min() < 0
+            or indices.max() >= n_samples):
+        raise ValueError(
+            "The %s part of split %d of cv must be a non-empty 1-D array of "
+            "indices in 0..%d (or a boolean mask of the %d points), got %r."
+            % (kind, number, n_samples - 1, n_samples, part))
+    if kind == "train" and np.unique(y[indices]).shape[0] < 2:
+        raise ValueError(
+            "The train part of split %d of cv holds a single class (%r): "
+            "every training part needs two classes to build triplets."
+            % (number, plain(y[indices[0]])))
+    return indices
+
+
 class SCML_SupervisedCV(SCML_Supervised):
     r"""SCML_Supervised with beta chosen by cross-validation (like LassoCV).
 
     The grid is ``n_betas`` values from ``10**-0.5`` to ``eps`` times
     ``beta_max`` of the whole training set (the smallest beta that keeps no
-    element), unless ``betas`` is given. Each of the ``cv`` stratified folds
-    builds its basis and triplets from its training part, fits the grid by
-    RDA, and scores each value by the 3-NN error of its held-out points;
+    element), unless ``betas`` is given. Each split of ``cv`` (by default
+    three stratified folds) builds its basis and triplets from its training
+    part, fits the grid by RDA, and scores each value by the 3-NN error of
+    its test part;
     among the values whose mean error is within half a standard error of
     the least, the least mean error on held-out triplets wins (then the
     larger beta), as for ``beta='auto'``. The model is then fitted on all
@@ -134,10 +207,23 @@ class SCML_SupervisedCV(SCML_Supervised):
     betas : array-like, default=None
     n_betas : int, default=7
     eps : float, default=1e-5
-    cv : int, default=3
-        Number of stratified folds.
+    cv : int, cross-validation splitter or iterable, default=3
+        The splits that score each beta, as in ``LassoCV``:
+
+        - an int: the number of stratified folds, shuffled with a seed drawn
+          from ``random_state`` (at least 2, and at most the number of
+          points of the smallest class);
+        - a splitter, an object with ``split`` and ``get_n_splits`` such as
+          ``KFold(5)``, ``StratifiedKFold`` or ``GroupKFold`` (whose groups
+          are given to :meth:`fit`), used as given;
+        - an iterable of ``(train, test)`` pairs of index arrays into the
+          points given to :meth:`fit`, used as given (so not inside a
+          search that fits on subsets: give a splitter there). A generator
+          is consumed by the first fit: give a list to fit or clone again.
+
+        Every training part needs points of two classes or more.
     n_jobs : int, default=None
-        Folds fitted in parallel (joblib).
+        Splits of ``cv`` fitted in parallel (joblib).
     k_genuine, k_impostor, neighbors, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state
         As in :class:`~metric_learn_scml.SCML_Supervised` (the refit uses
         them all; the folds use all but ``solver`` and
@@ -148,8 +234,9 @@ class SCML_SupervisedCV(SCML_Supervised):
     beta_ : float
         The chosen beta.
     betas_ : ndarray of shape (n_betas,)
-    error_path_ : ndarray of shape (n_betas, cv)
-        Held-out 3-NN error (fraction) of each beta on each fold.
+    error_path_ : ndarray of shape (n_betas, n_splits)
+        Held-out 3-NN error (fraction) of each beta on the test part of each
+        split of ``cv``.
     components_, weights_, basis_, n_active_basis_, dual_gap_, n_iter_, objective_, objective_history_, n_features_in_
         Those of the refit, as in
         :class:`~metric_learn_scml.SCML_Supervised`.
@@ -170,6 +257,8 @@ class SCML_SupervisedCV(SCML_Supervised):
 
     # Not a parameter: chosen by cross-validation, as alpha in LassoCV.
     beta = "auto"
+    # The groups of the running fit, for a cv splitter (see fit).
+    _groups = None
 
     def __init__(self, betas=None, n_betas=7, eps=1e-5, cv=3, n_jobs=None,
                  k_genuine=3, k_impostor=10, neighbors="auto",
@@ -182,7 +271,10 @@ class SCML_SupervisedCV(SCML_Supervised):
 
     _parameter_constraints = {
         **GRID_CONSTRAINTS,
-        "cv": [Interval("int", low=2)],
+        "cv": [Interval("int", low=2),
+               HasMethods("split", "get_n_splits",
+                          what="a cross-validation splitter"),
+               IterableOf("(train, test) index arrays")],
         "n_jobs": [Interval("int"), None],
     }
 
@@ -191,11 +283,36 @@ class SCML_SupervisedCV(SCML_Supervised):
         if self.betas is not None:
             check_betas(self.betas)
 
+    def fit(self, X, y, groups=None):
+        """Choose beta by cross-validation, then fit the metric on all points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points (or 1-D indices with a ``preprocessor``).
+        y : array-like of shape (n_samples,)
+            Class labels, at least two classes.
+        groups : array-like of shape (n_samples,), default=None
+            Group labels of the points, for a ``cv`` splitter that takes
+            them (such as ``GroupKFold``); an int or an iterable ``cv``
+            ignores them.
+
+        Returns
+        -------
+        self
+        """
+        self._groups = groups
+        try:
+            return super().fit(X, y)
+        finally:
+            del self._groups
+
     def _choose_beta(self, X, y):
         """Cross-validate the grid; set ``betas_`` and ``error_path_``."""
-        folds = StratifiedKFold(self.cv, shuffle=True,
-                                random_state=self._rng.randint(2 ** 31))
-        splits = list(folds.split(X, y))
+        # The int folds' seed is drawn whatever cv is, so that the draws
+        # after it (the basis, each split's seed) match for the same splits.
+        splits = cv_splits(self.cv, X, y, self._groups,
+                           self._rng.randint(2 ** 31))
         if self.betas is None:
             path = LabelledPath(X, y, labelled_basis(self, X, y, self._rng),
                                 self.k_genuine, self.k_impostor, self._rng,
@@ -211,12 +328,17 @@ class SCML_SupervisedCV(SCML_Supervised):
             for (fit, held), seed in zip(splits, seeds))
         if any(score is None for score in scores):
             raise ValueError(
-                "A fold of %s gives no basis element (constant features on "
-                "its training part): use fewer folds." % type(self).__name__)
+                "A training part of cv gives %s no basis element (constant "
+                "features on it): use fewer folds, or larger training "
+                "parts." % type(self).__name__)
         self.betas_ = betas
         self.error_path_ = np.column_stack([score[1] for score in scores])
         triplet_errors = np.column_stack([score[2] for score in scores])
-        # Every point is held out once: the mean error is over all of them.
+        # The spread of the mean error is that of the points behind it,
+        # each counted once (all of them for k folds; a point scored in
+        # several splits brings no new evidence).
+        n_scored = np.unique(np.concatenate([held for _, held in splits]
+                                            )).shape[0]
         return (best_beta(betas, self.error_path_.mean(axis=1),
-                          triplet_errors.mean(axis=1), y.shape[0]),
+                          triplet_errors.mean(axis=1), n_scored),
                 betas, self.error_path_.mean(axis=1), False)

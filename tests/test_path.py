@@ -3,7 +3,8 @@ import pickle
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import (GridSearchCV, GroupKFold, KFold,
+                                     ShuffleSplit, StratifiedKFold)
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -14,7 +15,10 @@ from metric_learn_scml._triplets import triplets_from_labels
 FAST_CV = dict(cv=2, n_betas=3, max_iter=2000, random_state=0)
 
 
-@parametrize_with_checks([SCML_SupervisedCV(**FAST_CV)])
+@parametrize_with_checks([
+    SCML_SupervisedCV(**FAST_CV),
+    SCML_SupervisedCV(**{**FAST_CV,
+                         "cv": KFold(2, shuffle=True, random_state=0)})])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -121,3 +125,107 @@ def test_path_bad_grid_parameters_name_themselves(iris, params, match):
     X, y = iris
     with pytest.raises(ValueError, match=match):
         scml_path(X, y, random_state=0, **params)
+
+
+def test_cv_int_is_unchanged(wine):
+    # Recorded before cv took splitters: an int is the same stratified,
+    # shuffled folds, seeded by the first draw of random_state.
+    X, y = wine
+    model = SCML_SupervisedCV(**FAST_CV).fit(X, y)
+    np.testing.assert_array_equal(np.round(model.error_path_ * 89),
+                                  [[1, 2], [1, 2], [1, 2]])
+    assert model.beta_ == model.betas_[1]
+    assert model.weights_.sum() == pytest.approx(1.6008222683, rel=1e-6)
+    # ... which are exactly the folds given as a splitter or as index pairs
+    seed = np.random.RandomState(FAST_CV["random_state"]).randint(2 ** 31)
+    folds = StratifiedKFold(2, shuffle=True, random_state=seed)
+    for cv in (folds, list(folds.split(X, y))):
+        same = SCML_SupervisedCV(**{**FAST_CV, "cv": cv}).fit(X, y)
+        np.testing.assert_array_equal(same.error_path_, model.error_path_)
+        np.testing.assert_array_equal(same.weights_, model.weights_)
+        assert same.beta_ == model.beta_
+
+
+def test_cv_splitter_is_used_as_given(wine):
+    X, y = wine
+    kfold = KFold(3, shuffle=True, random_state=1)
+    model = SCML_SupervisedCV(**{**FAST_CV, "cv": kfold}).fit(X, y)
+    assert model.error_path_.shape == (3, 3)
+    assert model.beta_ in model.betas_
+    assert model.get_params()["cv"] is kfold
+    pairs = SCML_SupervisedCV(**{**FAST_CV, "cv": list(kfold.split(X))}
+                              ).fit(X, y)
+    np.testing.assert_array_equal(pairs.error_path_, model.error_path_)
+
+
+def test_cv_group_splitter_takes_the_groups_given_to_fit(wine):
+    X, y = wine
+    groups = np.arange(y.shape[0]) % 4
+    model = SCML_SupervisedCV(**{**FAST_CV, "cv": GroupKFold(4)}).fit(
+        X, y, groups=groups)
+    assert model.error_path_.shape == (3, 4)
+    assert "_groups" not in vars(model)
+    pairs = list(GroupKFold(4).split(X, y, groups))
+    np.testing.assert_array_equal(
+        SCML_SupervisedCV(**{**FAST_CV, "cv": pairs}).fit(X, y).error_path_,
+        model.error_path_)
+    with pytest.raises(ValueError, match="cv could not split.*groups"):
+        SCML_SupervisedCV(**{**FAST_CV, "cv": GroupKFold(4)}).fit(X, y)
+
+
+def test_cv_explicit_pairs_of_any_size(wine):
+    X, y = wine
+    pairs = list(ShuffleSplit(2, test_size=0.3, random_state=0).split(X))
+    model = SCML_SupervisedCV(**{**FAST_CV, "cv": pairs}).fit(X, y)
+    assert model.error_path_.shape == (3, 2)
+    masks = [(np.isin(np.arange(len(y)), fit), np.isin(np.arange(len(y)),
+                                                       held))
+             for fit, held in pairs]
+    generator = SCML_SupervisedCV(**{**FAST_CV, "cv": iter(masks)}).fit(X, y)
+    np.testing.assert_array_equal(generator.error_path_, model.error_path_)
+
+
+@pytest.mark.parametrize("cv, match", [
+    (2.5, "cv must be an integer or a cross-validation splitter"),
+    ("3", "cv must be an integer or a cross-validation splitter"),
+    (None, "cv must be an integer or a cross-validation splitter"),
+    (KFold, "cv must be an integer or a cross-validation splitter"),
+    (60, "cv=60 stratified folds need at least 60 points of every class, "
+         "but class 2 has 48"),
+    (KFold(500), "cv could not split the 178 points"),
+    ([], "cv gave no"),
+    ([1, 2], "cv must give \\(train, test\\) pairs"),
+    ([(np.arange(5), np.arange(5, 10), None)],
+     "cv must give \\(train, test\\) pairs"),
+    ([(np.arange(100), np.array([-1]))], "test part of split 0 of cv"),
+    ([(np.arange(100), np.array([0.5]))], "test part of split 0 of cv"),
+    ([(np.arange(100), np.array([], dtype=int))],
+     "test part of split 0 of cv"),
+    ([(np.arange(59), np.arange(59, 100))],
+     "train part of split 0 of cv holds a single class"),
+])
+def test_bad_cv_names_cv(wine, cv, match):
+    X, y = wine
+    with pytest.raises(ValueError, match=match):
+        SCML_SupervisedCV(**{**FAST_CV, "cv": cv}).fit(X, y)
+
+
+def test_cv_splitter_and_pairs_in_grid_search_and_clone(wine):
+    X, y = wine
+    kfold = KFold(2, shuffle=True, random_state=0)
+    search = GridSearchCV(
+        make_pipeline(SCML_SupervisedCV(**{**FAST_CV, "cv": kfold}),
+                      KNeighborsClassifier(3)),
+        {"scml_supervisedcv__k_genuine": [2, 3]}, cv=2).fit(X, y)
+    assert search.best_score_ > 0.85
+    assert search.best_estimator_[0].get_params()["cv"] is not kfold
+    # Index pairs refer to the points given to fit: clone keeps them, and
+    # a search's subsets are caught as out-of-range indices.
+    pairs = list(kfold.split(X))
+    learner = SCML_SupervisedCV(**{**FAST_CV, "cv": pairs})
+    copy = clone(learner)
+    np.testing.assert_array_equal(copy.fit(X, y).error_path_,
+                                  learner.fit(X, y).error_path_)
+    with pytest.raises(ValueError, match="split 0 of cv must be"):
+        GridSearchCV(learner, {"k_genuine": [2, 3]}, cv=2,
+                     scoring=lambda *args: 0.0, error_score="raise").fit(X, y)
