@@ -20,12 +20,13 @@ PARAMETERS = {
         and ``'rda'`` beyond.""",
     'neighbors': r"""    neighbors : 'auto', None or KNeighborsTransformer, default='auto'
         How the triplets' nearest neighbours are searched. ``None``: exactly
-        (scikit-learn's ``NearestNeighbors``, whose cost grows as
-        ``n_samples**2``). An estimator: any scikit-learn style
+        (scikit-learn's ``NearestNeighbors``; beyond 50,000 points the
+        triplets are those of 50,000 random anchors, so the cost grows as
+        ``n_samples``). An estimator: any scikit-learn style
         ``KNeighborsTransformer`` (``mode='distance'``, an ``n_neighbors``
         parameter, set per search), such as
         ``sklearn.neighbors.KNeighborsTransformer`` or pynndescent's
-        ``PyNNDescentTransformer``. ``'auto'``: exact below 200,000 points
+        ``PyNNDescentTransformer``. ``'auto'``: exact below 2,000,000 points
         and pynndescent above, when it is installed (``pip install
         "metric-learn-scml[ann]"``), else exact. Beyond the paper.""",
     'embedding_method': r"""    embedding_method : {'auto', 'exact', 'nystroem'}, default='auto'

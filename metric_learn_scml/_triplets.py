@@ -30,7 +30,7 @@ from sklearn.utils import check_random_state
 
 # neighbors='auto' searches exactly below this many points (the reason is in
 # resolve_neighbors' notes).
-APPROXIMATE_MIN_SAMPLES = 200_000
+APPROXIMATE_MIN_SAMPLES = 2_000_000
 
 # Neighbours the index of neighbors='auto' keeps per point: NN-descent's
 # graph is only as good as its width, and pynndescent's default of 30 finds
@@ -76,16 +76,18 @@ def resolve_neighbors(neighbors, n_samples, random_state=None):
 
     Notes
     -----
-    Exact search costs about ``n^2`` distances, NN-descent about ``n``, but
-    scikit-learn's exact search is a few large matrix products, fast per
-    distance, while pynndescent compiles its graph construction anew in
-    every process (numba cannot cache it: about 25 s on one core) and, on
-    data of high intrinsic dimension, needs a wide graph (30 neighbours)
-    to find 99 % of the nearest few. On 10 classes of 50 standardised
-    features (30 of them noise), one thread, in a fresh process, the two
-    cross between 100,000 and 200,000 points; the threshold is the first
-    size measured where pynndescent was faster (the figures are in the
-    commit that set it).
+    With at most :data:`MAX_ANCHORS` anchors, exact search costs about
+    ``n * MAX_ANCHORS`` distances and NN-descent about ``n`` plus a fixed
+    number of queries, both linear in ``n``; but scikit-learn's exact
+    search is a few large matrix products, fast per distance, while
+    pynndescent compiles its graph construction anew in every process
+    (numba cannot cache it: about 25 s on one core) and, on data of high
+    intrinsic dimension, needs a wide graph (30 neighbours) to find 99 %
+    of the nearest few. On 10 classes of 50 standardised features (30 of
+    them noise), one thread, in a fresh process, a whole fit took 239 s
+    (exact) and 262 s (pynndescent) on 1,000,000 points, 613 s and 532 s
+    on 2,000,000; the threshold is the first size measured where
+    pynndescent was faster (the figures are in the commit that set it).
     """
     if neighbors is None:
         return None
