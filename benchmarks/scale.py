@@ -27,6 +27,12 @@ in this process under cProfile and prints where the time goes
 Output: a markdown table on stdout, ``scale.csv`` and a log-log plot
 ``scale.png`` (matplotlib, the ``benchmarks`` extra) in ``--out``
 (``benchmarks/results`` by default).
+
+``python -m benchmarks scale --real letters magic`` measures the same on
+the largest real data reachable offline instead, the KEEL datasets of the
+breadth table (:func:`real`): all their points, a stratified 80 % to fit
+and 20 % for the 3-NN error, standardised on the fitted part; it writes
+``scale_real.csv``.
 """
 
 import argparse
@@ -43,7 +49,7 @@ from .memory import max_rss_mib
 from .protocol import knn_error, n_active
 from .results import RESULTS_DIR, markdown_table, write_csv as write_table
 
-COLUMNS = ("method", "n_samples", "n_features", "params", "status",
+COLUMNS = ("data", "method", "n_samples", "n_features", "params", "status",
            "fit_seconds", "peak_rss_mib", "rss_before_fit_mib", "n_active",
            "error", "euclidean_error")
 SIZES = (10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
@@ -72,6 +78,29 @@ def synthetic(n_samples, random_state=0):
             scaler.transform(X[n_samples:]), y[n_samples:])
 
 
+REAL_DATASETS = ("letters", "magic")
+
+
+def real(name):
+    """All the points of a KEEL dataset: a stratified 80 % to fit, 20 % to
+    test, standardised on the former.
+
+    Returns
+    -------
+    X_train, y_train, X_test, y_test : ndarrays
+    """
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    from .data.sources import load_keel
+
+    X, y = load_keel(name)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.2, stratify=y, random_state=0)
+    scaler = StandardScaler().fit(X_train)
+    return scaler.transform(X_train), y_train, scaler.transform(X_test), y_test
+
+
 def _ours(params):
     from metric_learn_scml import SCML_Supervised
     unknown = set(params) - set(SCML_Supervised().get_params())
@@ -91,15 +120,17 @@ def _metric_learn(params):
 METHODS = {"ours": (_ours, True), "metric-learn": (_metric_learn, False)}
 
 
-def measure_here(method, n_samples, params=None, max_memory_gib=None):
-    """Fit ``method`` on :func:`synthetic` data in this process; one row."""
+def measure_here(method, n_samples, params=None, max_memory_gib=None,
+                 data=None):
+    """Fit ``method`` on :func:`synthetic` data (or on the :func:`real`
+    dataset ``data``, all its points) in this process; one row."""
     from threadpoolctl import threadpool_limits
 
     params = dict(params or {})
     if max_memory_gib:
         limit = int(max_memory_gib * 1024 ** 3)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    X, y, X_test, y_test = synthetic(n_samples)
+    X, y, X_test, y_test = synthetic(n_samples) if data is None else real(data)
     factory, _ = METHODS[method]
     estimator = factory(params)
     before = max_rss_mib()
@@ -110,16 +141,18 @@ def measure_here(method, n_samples, params=None, max_memory_gib=None):
         peak = max_rss_mib()
         error = knn_error(estimator.transform(X), y, estimator.transform(X_test), y_test)
         euclidean = knn_error(X, y, X_test, y_test)
-    return dict(method=method, n_samples=n_samples, n_features=X.shape[1],
+    return dict(data=data or "synthetic", method=method, n_samples=X.shape[0],
+                n_features=X.shape[1],
                 params=json.dumps(params, sort_keys=True), status="ok",
                 fit_seconds=seconds, peak_rss_mib=peak,
                 rss_before_fit_mib=before, n_active=n_active(estimator), error=error,
                 euclidean_error=euclidean)
 
 
-def _one_process(method, n_samples, params, time_cap, max_memory_gib):
+def _one_process(method, n_samples, params, time_cap, max_memory_gib, data=None):
     """:func:`measure_here` in a fresh process, stopped at ``time_cap``."""
     options = ["--one", method, str(n_samples), "--max-memory-gib", str(max_memory_gib)]
+    options += [] if data is None else ["--data", data]
     options += ["--param=%s=%r" % item for item in params.items()]
     # A one-line probe, so that the process imports only this module's needs.
     command = [sys.executable, "-c", "import sys; from benchmarks.scale import main; "
@@ -127,8 +160,8 @@ def _one_process(method, n_samples, params, time_cap, max_memory_gib):
     environment = dict(os.environ, OMP_NUM_THREADS="1",
                        OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                        NUMBA_NUM_THREADS="1")
-    row = dict(method=method, n_samples=n_samples, n_features=N_FEATURES,
-               params=json.dumps(params, sort_keys=True))
+    row = dict(data=data or "synthetic", method=method, n_samples=n_samples,
+               n_features=N_FEATURES, params=json.dumps(params, sort_keys=True))
     process = subprocess.Popen(
         command, cwd=Path(__file__).resolve().parents[1], env=environment,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -164,7 +197,7 @@ def run(sizes=SIZES, methods=tuple(METHODS), params=None, time_cap=TIME_CAP,
         for n_samples in sorted(sizes):
             given = params if METHODS[method][1] else {}
             if stopped:
-                row = dict(method=method, n_samples=n_samples,
+                row = dict(data="synthetic", method=method, n_samples=n_samples,
                            n_features=N_FEATURES, status="skipped (%s)" % stopped,
                            params=json.dumps(given, sort_keys=True))
             else:
@@ -172,6 +205,22 @@ def run(sizes=SIZES, methods=tuple(METHODS), params=None, time_cap=TIME_CAP,
                                    max_memory_gib)
                 if row["status"] != "ok":
                     stopped = "%s at %d" % (row["status"], n_samples)
+            rows.append(row)
+            if progress is not None:
+                progress(row)
+    return rows
+
+
+def run_real(names=REAL_DATASETS, methods=tuple(METHODS), params=None,
+             time_cap=TIME_CAP, max_memory_gib=MAX_MEMORY_GIB, progress=None):
+    """Every method on all the points of each :func:`real` dataset, each in
+    its own process. Rows as :func:`run`'s, ``data`` naming the dataset."""
+    params = dict(params or {})
+    rows = []
+    for name in names:
+        for method in methods:
+            given = params if METHODS[method][1] else {}
+            row = _one_process(method, 0, given, time_cap, max_memory_gib, name)
             rows.append(row)
             if progress is not None:
                 progress(row)
@@ -190,6 +239,7 @@ def table(rows):
         seconds = row.get("fit_seconds") if row.get("status") == "ok" else None
         last = previous.get(row["method"])
         lines.append([
+            row.get("data", "synthetic"),
             row["method"] + ("" if row.get("params") in (None, "{}") else " " + row["params"]),
             "{:,}".format(int(row["n_samples"])), _cell(seconds, "%.1f"),
             _cell(seconds / last if seconds and last else None, "%.2f"),
@@ -198,7 +248,7 @@ def table(rows):
             _cell(row.get("euclidean_error"), "%.1f", 100), row.get("status", "")])
         if seconds:
             previous[row["method"]] = seconds
-    return markdown_table(["method", "points", "fit (s)", "x time", "peak RSS (MiB)",
+    return markdown_table(["data", "method", "points", "fit (s)", "x time", "peak RSS (MiB)",
                            "active", "3-NN error (%)", "Euclidean (%)", "status"], lines)
 
 
@@ -329,8 +379,13 @@ def parse_args(argv=None):
                         help="folder for scale.csv and scale.png")
     parser.add_argument("--profile", type=int, metavar="N",
                         help="profile one fit of ours on N points instead")
+    parser.add_argument("--real", nargs="*", metavar="NAME",
+                        help="all the points of these KEEL datasets instead of "
+                             "synthetic data (none given: %s); writes "
+                             "scale_real.csv" % " ".join(REAL_DATASETS))
     parser.add_argument("--one", nargs=2, metavar=("METHOD", "N"),
                         help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -339,7 +394,7 @@ def main(argv=None):
     params = dict(args.param)
     if args.one:
         print(json.dumps(measure_here(args.one[0], int(args.one[1]), params,
-                                      args.max_memory_gib)))
+                                      args.max_memory_gib, args.data)))
         return 0
     if args.profile:
         profile(args.profile, params, stream=sys.stdout)
@@ -350,6 +405,12 @@ def main(argv=None):
                                 _cell(row.get("fit_seconds"), "%.1f s")),
               file=sys.stderr, flush=True)
 
+    if args.real is not None:
+        rows = run_real(args.real or REAL_DATASETS, args.methods, params,
+                        args.time_cap, args.max_memory_gib, progress)
+        print("\n".join(table(rows)))
+        write_csv(args.out / "scale_real.csv", rows)
+        return 0
     rows = run(args.sizes, args.methods, params, args.time_cap,
                args.max_memory_gib, progress)
     print("\n".join(table(rows)))

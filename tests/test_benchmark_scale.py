@@ -27,7 +27,7 @@ def test_run_measures_each_fit_in_a_process_and_writes(tmp_path):
     assert row["fit_seconds"] > 0 and row["n_active"] > 0
     assert 0 <= row["error"] <= 1 and 0 <= row["euclidean_error"] <= 1
     lines = scale.table(rows)
-    assert lines[2].startswith("| ours | 400 |")
+    assert lines[2].startswith("| synthetic | ours | 400 |")
     scale.write_csv(tmp_path / "scale.csv", rows)
     with open(tmp_path / "scale.csv") as stream:
         assert next(csv.DictReader(stream))["status"] == "ok"
@@ -59,3 +59,13 @@ def test_the_benchmarks_cli_hands_scale_its_own_options(monkeypatch):
     monkeypatch.setattr(scale, "main", lambda argv: seen.append(argv) or 0)
     assert cli.main(["scale", "--sizes", "1000", "--methods", "ours"]) == 0
     assert seen == [["--sizes", "1000", "--methods", "ours"]]
+
+
+@pytest.mark.realdata
+def test_real_data_rows_fit_all_the_points_of_a_keel_dataset(tmp_path):
+    # iris: 150 points, 120 fitted (80 %), in a fresh process
+    (row,) = scale.run_real(["iris"], ["ours"], time_cap=300)
+    assert row["status"] == "ok", row
+    assert row["data"] == "iris" and row["n_samples"] == 120
+    assert row["n_features"] == 4 and 0 <= row["error"] <= 1
+    assert scale.table([row])[2].startswith("| iris | ours | 120 |")
