@@ -92,9 +92,13 @@ def real(name):
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
 
+    import numpy as np
+
     from .data.sources import load_keel
 
-    X, y = load_keel(name)
+    X, labels = load_keel(name)
+    # integer classes: metric-learn's SCML_Supervised refuses strings
+    y = np.unique(labels, return_inverse=True)[1]
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.2, stratify=y, random_state=0)
     scaler = StandardScaler().fit(X_train)
@@ -237,16 +241,19 @@ def table(rows):
     lines, previous = [], {}
     for row in rows:
         seconds = row.get("fit_seconds") if row.get("status") == "ok" else None
-        last = previous.get(row["method"])
+        # the time ratio is between sizes of the synthetic data
+        last = (previous.get(row["method"])
+                if row.get("data", "synthetic") == "synthetic" else None)
         lines.append([
             row.get("data", "synthetic"),
             row["method"] + ("" if row.get("params") in (None, "{}") else " " + row["params"]),
-            "{:,}".format(int(row["n_samples"])), _cell(seconds, "%.1f"),
+            "{:,}".format(int(row["n_samples"])) if row["n_samples"] else "all",
+            _cell(seconds, "%.1f"),
             _cell(seconds / last if seconds and last else None, "%.2f"),
             _cell(row.get("peak_rss_mib"), "%.0f"), _cell(row.get("n_active"), "%.0f"),
             _cell(row.get("error"), "%.1f", 100),
             _cell(row.get("euclidean_error"), "%.1f", 100), row.get("status", "")])
-        if seconds:
+        if seconds and row.get("data", "synthetic") == "synthetic":
             previous[row["method"]] = seconds
     return markdown_table(["data", "method", "points", "fit (s)", "x time", "peak RSS (MiB)",
                            "active", "3-NN error (%)", "Euclidean (%)", "status"], lines)
