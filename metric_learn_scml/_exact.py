@@ -443,12 +443,18 @@ def beta_max(problem):
     return max(float(-mean.min()), 0.0)
 
 
-def exact_path(problem, betas, start=None):
+def exact_path(problem, betas, start=None, guesses=None):
     """The optima for decreasing ``betas``, each warm-started from the last.
 
     Each solve is :func:`exact_weights` from the previous optimum, whose
     working set is close to the next one's: on a path the LPs only grow as
-    the model does, with no stochastic phase.
+    the model does, with no stochastic phase. Where ``guesses`` (an
+    approximate solution at each beta, such as RDA's) are given, each
+    solve starts from whichever of the previous optimum and its guess has
+    the lower objective at its beta: at large beta the previous optimum
+    leaves most triplets near the margin (36,799 of 41,580 working rows on
+    Segment at a third of ``beta_max``), where RDA's iterate at that beta
+    gives an LP of 2,795.
 
     Parameters
     ----------
@@ -457,6 +463,8 @@ def exact_path(problem, betas, start=None):
         Decreasing, in the units of ``problem``.
     start : ndarray of shape (K,), default=None
         The start of the first solve (default: ``w = 0``).
+    guesses : ndarray of shape (n_betas, K), default=None
+        In the units of ``problem``.
 
     Returns
     -------
@@ -466,7 +474,10 @@ def exact_path(problem, betas, start=None):
     """
     weights = np.zeros(problem.n_basis) if start is None else start
     path, gaps = [], []
-    for beta in betas:
+    for i, beta in enumerate(betas):
+        if guesses is not None and (problem.objective(guesses[i], beta)
+                                    < problem.objective(weights, beta)):
+            weights = guesses[i]
         weights, _, gap, _, _ = exact_weights(problem, beta, weights)
         path.append(weights)
         gaps.append(gap)

@@ -76,11 +76,16 @@ class LabelledPath:
                               **rda_parameters)
         return weights * self.unit ** 2
 
-    def solve(self, betas, start=None):
-        """Optimal weights (user's units) for decreasing ``betas``, and gaps."""
+    def solve(self, betas, start=None, guesses=None):
+        """Optimal weights (user's units) for decreasing ``betas``, and gaps.
+
+        ``guesses`` (user's units, one row per beta) are offered to each
+        solve as a start (:func:`~metric_learn_scml._exact.exact_path`).
+        """
         weights, gaps = exact_path(
             self.problem, np.asarray(betas) * self.factor,
-            None if start is None else start / self.factor)
+            None if start is None else start / self.factor,
+            None if guesses is None else np.asarray(guesses) / self.factor)
         return weights * self.factor, gaps
 
 

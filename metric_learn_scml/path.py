@@ -56,7 +56,9 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
               + \beta \|w\|_1, \qquad w \ge 0,
 
     is found by the working-set LP started from the previous optimum (as
-    ``lasso_path`` warm-starts coordinate descent).
+    ``lasso_path`` warm-starts coordinate descent), or from RDA's iterate
+    at that beta where it is closer (all the betas' RDA runs share their
+    batches: :func:`~metric_learn_scml._solvers.rda_path`).
 
     Parameters
     ----------
@@ -115,7 +117,9 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
         # Sorted: with eps above 10**-0.5 the grid would increase.
         betas = np.sort(beta_grid(path.beta_max(), n_betas, BETA_RATIO_HIGH,
                                   eps))[::-1]
-    weights, gaps = path.solve(betas)
+    # RDA at every beta in one run on shared batches: starts for the LPs.
+    weights, gaps = path.solve(betas, guesses=path.solve_rda(
+        betas, random_state=model._rng))
     return betas, weights, gaps, basis
 
 

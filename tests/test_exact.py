@@ -119,6 +119,22 @@ def test_path_equals_independent_fits_and_is_monotone():
     assert np.all(np.diff(losses) <= 1e-9)
 
 
+def test_path_guesses_only_choose_the_start():
+    # A guess is taken where its objective is lower than the previous
+    # optimum's; either way each solve ends at the optimum.
+    _, _, problem, G = small_problem(2)
+    betas = beta_max(problem) * np.logspace(-0.5, -4, 6)
+    plain, _ = exact_path(problem, betas)
+    rng = np.random.RandomState(0)
+    for guesses in (plain * rng.uniform(0.5, 1.5, plain.shape),   # taken
+                    np.full(plain.shape, 1e3)):                      # not
+        guided, gaps = exact_path(problem, betas, guesses=guesses)
+        assert gaps.max() <= 1e-6
+        for beta, a, b in zip(betas, plain, guided):
+            assert objective(G, b, beta) == pytest.approx(
+                objective(G, a, beta), rel=1e-6)
+
+
 def test_estimator_reaches_the_lp_optimum_of_its_problem():
     _, _, problem, _ = small_problem(3)
     rng = np.random.RandomState(3)
