@@ -214,7 +214,7 @@ class _LocalModel(_SCMLEstimator):
         ----------
         X : array-like of shape (n_samples_X, n_features)
         Y : array-like of shape (n_samples_Y, n_features), default=None
-            ``None`` means ``X``.
+            ``None`` means ``X`` (the diagonal is then exactly 0).
         squared : bool, default=False
 
         Returns
@@ -223,7 +223,8 @@ class _LocalModel(_SCMLEstimator):
         """
         check_is_fitted(self, "coef_")
         X = self._check_points(X)
-        Y = X if Y is None else self._check_points(Y)
+        same = Y is None
+        Y = X if same else self._check_points(Y)
         weights = self._weights_of(X)
         active = np.flatnonzero(weights.any(axis=0))
         weights = weights[:, active]
@@ -234,6 +235,10 @@ class _LocalModel(_SCMLEstimator):
                                X_projected * X_projected)[:, None]
         distances += weights @ (Y_projected * Y_projected).T
         np.maximum(distances, 0.0, out=distances)
+        if same:
+            # the expansion leaves rounding (about 1e-7) where 0 is exact,
+            # as scikit-learn's euclidean_distances does for Y=None
+            np.fill_diagonal(distances, 0.0)
         return distances if squared else np.sqrt(distances, out=distances)
 
     def pair_distance(self, pairs):

@@ -264,8 +264,11 @@ def test_per_point_metrics_are_consistent(iris, iris_model):
                                  differences))
     distances = iris_model.pairwise_distances(X[:5], X)
     np.testing.assert_allclose(distances, expected, rtol=1e-6, atol=1e-6)
+    # Y=None: the same distances, with the diagonal exactly 0
+    own = iris_model.pairwise_distances(X[:5])
+    assert np.all(np.diag(own) == 0)
     np.testing.assert_allclose(iris_model.pairwise_distances(X[:5], X[:5]),
-                               iris_model.pairwise_distances(X[:5]))
+                               own, atol=1e-6)
     pairs = np.stack([X[:5], X[10:15]], axis=1)
     np.testing.assert_allclose(iris_model.pair_distance(pairs),
                                expected[np.arange(5), np.arange(10, 15)],
