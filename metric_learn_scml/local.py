@@ -455,7 +455,19 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         stage's choice is not the local stage's).
 
     Attributes
-    ----------""" + _LOCAL_ATTRIBUTES + "\n" + _NOTES + r"""
+    ----------""" + _LOCAL_ATTRIBUTES + r"""
+    beta_ : float
+        The beta of both stages (``beta``, or the one ``beta='auto'``
+        chose).
+    beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
+        With ``beta='auto'``: the values tried by the global stage and
+        their held-out 3-NN error (empty where too few points per class
+        could be held out).
+    euclidean_fallback_ : bool
+        Always False: the local model is never the Euclidean metric (with
+        ``beta='auto'`` the global stage's held-out comparison with it
+        does not apply to the local one).
+""" + _NOTES + r"""
 
     See Also
     --------
@@ -483,6 +495,14 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     """
 
     _auto_beta = True
+
+    def _choose_beta(self, X, y):
+        # The held-out comparison with the Euclidean metric is the global
+        # stage's; the local model has no Euclidean form to fall back to,
+        # so euclidean_fallback_ keeps its meaning (the model is Euclidean)
+        # and stays False.
+        beta, betas, errors, _ = super()._choose_beta(X, y)
+        return beta, betas, errors, False
 
     def __init__(self, k_genuine=3, k_impostor=10, neighbors="auto",
                  beta=1e-5, basis="lda",

@@ -445,3 +445,21 @@ def test_nystroem_embedding_through_the_estimator(iris):
     assert model.get_mahalanobis_matrix(X[:3]).shape == (3, 4, 4)
     with pytest.raises(ValueError, match="embedding_method"):
         LocalSCML_Supervised(embedding_method="pca").fit(X, y)
+
+
+def test_auto_beta_never_calls_the_local_model_euclidean(monkeypatch):
+    # Where the held-out points prefer the Euclidean metric to the global
+    # stage's, the linear model falls back; the local one has no such
+    # form, and its flag says the model is not Euclidean.
+    import metric_learn_scml._selection as selection_module
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    monkeypatch.setattr(selection_module, "euclidean_wins",
+                        lambda *args: True)
+    model = LocalSCML_Supervised(beta="auto", max_iter=300,
+                                 random_state=0).fit(X, y)
+    assert model.euclidean_fallback_ is False
+    assert model.beta_path_.shape[0] > 0
+    assert model.coef_.shape[1] == model.basis_.shape[0]
