@@ -270,25 +270,26 @@ def run_cone(args, progress):
 
 
 def run_exact(args, progress):
+    names = args.datasets or exact.GLOBAL_DATASETS
     if args.path:
-        rows = exact.path_timing(args.datasets or exact.GLOBAL_DATASETS, args.split)
-        show("exact: a 10-beta scml_path against 10 independent exact fits",
-             markdown_table(exact.PATH_COLUMNS, [[row[key] for key in exact.PATH_COLUMNS]
-                                                 for row in rows]))
-        if args.out is not None:
-            write_csv(args.out / "exact_path.csv", rows, exact.PATH_COLUMNS)
-        return
-    if args.global_model:
-        rows = exact.compare_global(args.datasets or exact.GLOBAL_DATASETS, args.split)
-        show("exact: SCML_Supervised() against the optimum of its problem",
-             markdown_table(exact.GLOBAL_COLUMNS, [[row[key] for key in exact.GLOBAL_COLUMNS]
-                                                   for row in rows]))
-        if args.out is not None:
-            write_csv(args.out / "exact_global.csv", rows, exact.GLOBAL_COLUMNS)
-        return
-    rows = exact.compare((args.datasets or ["vowel"])[0], args.split, args.betas or (1e-3,))
-    show("exact", markdown_table(exact.COLUMNS, [[row[key] for key in exact.COLUMNS]
-                                                 for row in rows]))
+        _exact_table(args, "exact: a 10-beta scml_path against 10 independent exact fits",
+                     exact.path_timing(names, args.split), exact.PATH_COLUMNS,
+                     "exact_path.csv")
+    elif args.global_model:
+        _exact_table(args, "exact: SCML_Supervised() against the optimum of its problem",
+                     exact.compare_global(names, args.split), exact.GLOBAL_COLUMNS,
+                     "exact_global.csv")
+    else:
+        _exact_table(args, "exact", exact.compare((args.datasets or ["vowel"])[0], args.split,
+                                                  args.betas or (1e-3,)),
+                     exact.COLUMNS, None)
+
+
+def _exact_table(args, title, rows, columns, csv_name):
+    """Show one of the exact command's tables; write it to ``--out`` if it has a file."""
+    show(title, markdown_table(columns, [[row[key] for key in columns] for row in rows]))
+    if csv_name and args.out is not None:
+        write_csv(args.out / csv_name, rows, columns)
 
 
 def run_shipped(args, progress):
