@@ -195,7 +195,12 @@ class _LocalModel(_SCMLEstimator):
         """
         check_is_fitted(self, "coef_")
         single = self.preprocessor_ is None and np.ndim(X) == 1
-        X = self._check_points(np.reshape(X, (1, -1)) if single else X)
+        if single:
+            # A pandas row (df.iloc[i]) becomes a one-row frame, so that its
+            # feature names are checked as a frame's are.
+            X = X.to_frame().T if hasattr(X, "to_frame") else np.reshape(
+                X, (1, -1))
+        X = self._check_points(X)
         weights = self._weights_of(X)
         active = np.flatnonzero(weights.any(axis=0))
         basis = self.basis_[active]

@@ -463,3 +463,19 @@ def test_auto_beta_never_calls_the_local_model_euclidean(monkeypatch):
     assert model.euclidean_fallback_ is False
     assert model.beta_path_.shape[0] > 0
     assert model.coef_.shape[1] == model.basis_.shape[0]
+
+
+def test_a_pandas_row_keeps_its_feature_names():
+    # df.iloc[i] is a Series: its metric is the row's, with no warning
+    # about feature names (a fit on a DataFrame records them)
+    pd = pytest.importorskip("pandas")
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X = (X - X.mean()) / X.std()
+    model = LocalSCML_Supervised(max_iter=300, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        metric = model.get_mahalanobis_matrix(X.iloc[3])
+    np.testing.assert_allclose(metric,
+                               model.get_mahalanobis_matrix(X.iloc[3:4])[0])
+    assert isinstance(X.iloc[3], pd.Series)
