@@ -470,6 +470,23 @@ def triplet_scale(differences, triplet_pairs, random_state):
     return scale if np.isfinite(scale) and scale > 0 else 1.0
 
 
+def triplet_vectors(differences, triplet_pairs, draws):
+    r"""The triplet vectors :math:`g = s_{ij} - s_{ik}` of each step's draws.
+
+    ``draws`` has shape ``(n_steps,) + shape`` (rows of ``triplet_pairs``);
+    yields one ``shape + (K,)`` array per step. The rows of several steps
+    are gathered at once (about :data:`~metric_learn_scml._arrays.CHUNK_BYTES`
+    of them): one gather of many rows costs much less than many of few.
+    """
+    per_step = max(1, int(np.prod(draws.shape[1:])))
+    steps = max(1, chunk_rows(differences.n_features) // per_step)
+    for first in range(0, draws.shape[0], steps):
+        chosen = triplet_pairs[draws[first:first + steps]]
+        block = differences.rows(chosen[..., 0])
+        block -= differences.rows(chosen[..., 1])
+        yield from block
+
+
 def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
         batch_size=32, max_iter=20000, eval_every=250, tol=1e-3,
         n_iter_no_change=4, random_state=None, verbose=False, name="SCML",
@@ -568,11 +585,9 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
         draws += task_offsets[None, :-1, None]
         if not present.all():
             np.minimum(draws, triplet_pairs.shape[0] - 1, out=draws)
-        for rows in draws:
+        for gradients in triplet_vectors(differences, triplet_pairs,
+                                         draws):                # (T, b, K)
             iteration += 1
-            chosen = triplet_pairs[rows]                        # (T, b, 2)
-            gradients = (differences.rows(chosen[..., 0])
-                         - differences.rows(chosen[..., 1]))    # (T, b, K)
             # Batched matrix products in the table's precision: several
             # times faster than einsum on mixed float32/float64 operands.
             violated = (gradients @ weights.astype(gradients.dtype)[:, :, None]
@@ -640,11 +655,9 @@ def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
                  * n_triplets).astype(np.intp)
         running_gradient, running_beta = mean_gradient[live], scaled_betas[live]
         running = weights[live]
-        for rows in draws:
+        for gradients in triplet_vectors(differences, triplet_pairs,
+                                         draws):                  # (b, K)
             iteration += 1
-            chosen = triplet_pairs[rows]
-            gradients = (differences.rows(chosen[:, 0])
-                         - differences.rows(chosen[:, 1]))        # (b, K)
             violated = (gradients @ running.T.astype(gradients.dtype)
                         > -1.0).astype(gradients.dtype)           # (b, L)
             step = (violated.T @ gradients) / (batch_size * scale)
