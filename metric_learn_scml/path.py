@@ -169,8 +169,10 @@ def pair_of(split, number):
 def split_part(part, kind, number, y):
     """One side of a split as indices into the points, checked.
 
-    A boolean mask over the points is taken as its indices. The training
-    side needs two classes: SCML's triplets compare them.
+    A boolean mask over the points is taken as its indices. The indices
+    are sorted: a part is a set of points, and the order a splitter lists
+    them in (``ShuffleSplit`` shuffles) would otherwise change the fit.
+    The training side needs two classes: SCML's triplets compare them.
     """
     indices = np.asarray(part)
     n_samples = y.shape[0]
@@ -188,7 +190,7 @@ def split_part(part, kind, number, y):
             "The train part of split %d of cv holds a single class (%r): "
             "every training part needs two classes to build triplets."
             % (number, plain(y[indices[0]])))
-    return indices
+    return np.sort(indices)
 
 
 class SCML_SupervisedCV(SCML_Supervised):
