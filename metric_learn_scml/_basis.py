@@ -53,7 +53,17 @@ from ._triplets import distinct_rows
 RIDGE = 1e-3
 
 
-def ledoit_wolf_shrinkage(within_rows):
+def within_gram(within_rows):
+    """Each region's Gram matrix in the smaller space: :math:`C C^T` when
+    ``m < D``, else :math:`C^T C` (both have the same Frobenius norm, the
+    one :func:`ledoit_wolf_shrinkage` needs)."""
+    rows_t = np.swapaxes(within_rows, 1, 2)
+    if within_rows.shape[1] < within_rows.shape[2]:
+        return within_rows @ rows_t
+    return rows_t @ within_rows
+
+
+def ledoit_wolf_shrinkage(within_rows, gram=None):
     r"""Ledoit-Wolf shrinkage of each region's scatter, from its Gram matrix.
 
     For rows :math:`C` (``m x D``, taken as centred) with
@@ -78,6 +88,8 @@ def ledoit_wolf_shrinkage(within_rows):
     Parameters
     ----------
     within_rows : ndarray of shape (n_regions, m, n_features)
+    gram : ndarray, default=None
+        :func:`within_gram` of ``within_rows``, when the caller has it.
 
     Returns
     -------
@@ -89,9 +101,8 @@ def ledoit_wolf_shrinkage(within_rows):
     trace = row_norms.sum(axis=1) / n_rows
     mu = trace / n_features
     # ||C C^T||_F = ||C^T C||_F: the product in the smaller space.
-    rows_t = np.swapaxes(within_rows, 1, 2)
-    gram = (within_rows @ rows_t if n_rows <= n_features
-            else rows_t @ within_rows)
+    if gram is None:
+        gram = within_gram(within_rows)
     scatter_norm = np.einsum("rab,rab->r", gram, gram) / n_rows ** 2
     spread = ((np.square(row_norms).sum(axis=1) / n_rows - scatter_norm)
               / (n_features * n_rows))
@@ -156,22 +167,22 @@ def discriminant_directions(within_rows, between_factor, n_directions,
     n_regions, n_rows, n_features = within_rows.shape
     mean_eigenvalue = np.einsum("rmd,rmd->r", within_rows,
                                 within_rows) / n_features
-    shrinkage = (ledoit_wolf_shrinkage(within_rows) if shrink
+    # The solve's matrix is this Gram matrix plus the ridge.
+    gram = within_gram(within_rows)
+    shrinkage = (ledoit_wolf_shrinkage(within_rows, gram) if shrink
                  else np.zeros(n_regions))
     # a -> 1 (S carries no information beyond its trace) makes rho infinite:
     # 1e12 is as good there, since the solves divide by rho.
     relative = np.maximum(shrinkage / np.maximum(1.0 - shrinkage, 1e-12), RIDGE)
     ridge = relative * np.where(mean_eigenvalue > 0, mean_eigenvalue, 1.0)
     rows_t = np.swapaxes(within_rows, 1, 2)
+    gram += ridge[:, None, None] * np.eye(gram.shape[-1])
     if n_rows < n_features:
-        gram = within_rows @ rows_t + ridge[:, None, None] * np.eye(n_rows)
         solved = between_factor - rows_t @ np.linalg.solve(
             gram, within_rows @ between_factor)
         solved /= ridge[:, None, None]
     else:
-        scatter = rows_t @ within_rows + ridge[:, None, None] * np.eye(
-            n_features)
-        solved = np.linalg.solve(scatter, between_factor)
+        solved = np.linalg.solve(gram, between_factor)
     small = np.swapaxes(between_factor, 1, 2) @ solved
     _, vectors = np.linalg.eigh((small + np.swapaxes(small, 1, 2)) / 2)
     n_directions = min(n_directions, n_features, vectors.shape[-1])

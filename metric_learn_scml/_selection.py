@@ -52,8 +52,8 @@ class LabelledPath:
                                         random_state=random_state)
         pairs, self.triplet_pairs = pair_index(triplets)
         self.differences, self.unit = scaled_differences(X, basis, pairs)
-        scale = triplet_scale(self.differences, self.triplet_pairs,
-                              random_state)
+        self.scale = scale = triplet_scale(self.differences,
+                                           self.triplet_pairs, random_state)
         self.problem = TripletProblem(self.differences, self.triplet_pairs,
                                       scale)
         # user's weights = problem's * factor; user's beta = problem's / factor
@@ -73,7 +73,7 @@ class LabelledPath:
         """
         weights, _ = rda_path(self.differences, self.triplet_pairs,
                               np.asarray(betas) * self.unit ** 2,
-                              **rda_parameters)
+                              scale=self.scale, **rda_parameters)
         return weights * self.unit ** 2
 
     def solve(self, betas, start=None, guesses=None):

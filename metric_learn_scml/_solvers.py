@@ -455,16 +455,22 @@ def objective_sample(differences, triplet_pairs, task_offsets, size, rng):
             np.concatenate([[0], np.cumsum(np.where(sizes > 0, kept, 0))]))
 
 
+# Triplets behind triplet_scale's estimate: from one sample to the next it
+# moves by about 1 % (on the digit and newsgroup stand-ins), and it only
+# sets the solvers' units.
+SCALE_SAMPLE = 2000
+
+
 def triplet_scale(differences, triplet_pairs, random_state):
     r"""The mean absolute entry :math:`s` of the triplet vectors :math:`g`.
 
-    Estimated on at most 10,000 random triplets. The solvers work in units
-    where :math:`g / s` is of order one (so one step size suits data of any
-    scale); 1.0 when it is zero or not finite.
+    Estimated on at most ``SCALE_SAMPLE`` random triplets. The solvers
+    work in units where :math:`g / s` is of order one (so one step size
+    suits data of any scale); 1.0 when it is zero or not finite.
     """
     rng = check_random_state(random_state)
     sample = triplet_pairs[rng.randint(0, triplet_pairs.shape[0], size=min(
-        triplet_pairs.shape[0], 10000))]
+        triplet_pairs.shape[0], SCALE_SAMPLE))]
     scale = np.abs(differences.rows(sample[:, 0])
                    - differences.rows(sample[:, 1])).mean(dtype=float)
     return scale if np.isfinite(scale) and scale > 0 else 1.0
@@ -485,6 +491,33 @@ def triplet_vectors(differences, triplet_pairs, draws):
         block = differences.rows(chosen[..., 0])
         block -= differences.rows(chosen[..., 1])
         yield from block
+
+
+def rda_iterate(total, threshold, factor, grouped=True):
+    r"""RDA's iterate from the running sum of its batch subgradients.
+
+    With :math:`S_t = \sum_{i \le t} V_i^T G_i` (each batch's hinge
+    indicator times its triplet vectors, unnormalised, in the solver's
+    units), :math:`\bar G_t = S_t / (b s t)` for batches of :math:`b`
+    triplets and scale :math:`s`, and the group soft threshold being
+    positively homogeneous, the closed form of the module docstring is
+
+    .. math:: W_{t+1} = \frac{1}{\gamma b s^2 \sqrt t}\,
+              \operatorname{prox}(-S_t, \; t b \beta)
+
+    with ``threshold`` :math:`= t b \beta` and ``factor``
+    :math:`= 1 / (\gamma b s^2 \sqrt t)`. ``grouped``: the rows are the
+    tasks of one column group (mt-SCML); otherwise every row is its own
+    problem (one per beta in :func:`rda_path`), and each entry is
+    :math:`\max(0, -(S + \tau))`, which is also the grouped case for one row.
+    """
+    if grouped and total.shape[0] > 1:
+        return group_soft_threshold(-total, threshold, nonnegative=True) * factor
+    weights = np.add(total, threshold)
+    np.negative(weights, out=weights)
+    np.maximum(weights, 0.0, out=weights)
+    weights *= factor
+    return weights
 
 
 def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
@@ -559,12 +592,14 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
         start = 0
     else:
         scale, start = state.scale, state.iteration
-        mean_gradient = state.mean_gradient.copy()
-    scaled_beta = beta / scale
-    growth = np.sqrt(start) / gamma
-    weights = group_soft_threshold(-growth * mean_gradient,
-                                   growth * scaled_beta,
-                                   nonnegative=True) / scale
+        mean_gradient = state.mean_gradient
+    # The loop keeps the sum of the unnormalised batch subgradients
+    # (rda_iterate): b * s * t times the mean gradient.
+    unit = batch_size * scale
+    total = mean_gradient * (unit * start)
+    weights = (np.zeros((n_tasks, n_basis)) if start == 0 else
+               rda_iterate(total, start * batch_size * beta,
+                           1.0 / (gamma * unit * scale * np.sqrt(start))))
     evaluated = (differences, triplet_pairs, task_offsets)
     if triplet_pairs.shape[0] > OBJECTIVE_SAMPLE_ABOVE:
         evaluated = objective_sample(*evaluated, OBJECTIVE_SAMPLE, rng)
@@ -592,28 +627,28 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
             # times faster than einsum on mixed float32/float64 operands.
             violated = (gradients @ weights.astype(gradients.dtype)[:, :, None]
                         > -1.0).astype(gradients.dtype)          # (T, b, 1)
-            step = (np.swapaxes(violated, 1, 2) @ gradients)[:, 0] / (
-                batch_size * scale)
+            step = (np.swapaxes(violated, 1, 2) @ gradients)[:, 0]
             if not present.all():
                 step[~present] = 0.0
-            mean_gradient += (step - mean_gradient) / iteration
-            growth = np.sqrt(iteration) / gamma
-            weights = group_soft_threshold(-growth * mean_gradient,
-                                           growth * scaled_beta,
-                                           nonnegative=True) / scale
+            total += step
+            weights = rda_iterate(
+                total, iteration * batch_size * beta,
+                1.0 / (gamma * unit * scale * np.sqrt(iteration)))
         value, _ = objective(*evaluated, weights, beta)
         if monitor.update(iteration, value,
                           int(np.count_nonzero(weights.any(axis=0))),
                           weights.copy):
             break
     result = monitor.finish(iteration)
+    if iteration > 0:
+        mean_gradient = total / (unit * iteration)
     result.state = RDAState(mean_gradient, iteration, scale)
     return result
 
 
 def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
              max_iter=20000, eval_every=250, tol=1e-3, n_iter_no_change=4,
-             random_state=None):
+             random_state=None, scale=None):
     r"""SCML-Global's RDA at several values of :math:`\beta` at once.
 
     Row ``r`` is :func:`rda` (``T = 1``) at ``betas[r]``, with every row
@@ -623,7 +658,8 @@ def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
     (\bar g_{r,t} + \beta_r))`). Each row keeps its best evaluated
     iterate and stops on its own rule (as :func:`rda`'s, on the same
     evaluations); a stopped row takes no more steps, and the loop ends when
-    every row has stopped or at ``max_iter``. Parameters as :func:`rda`.
+    every row has stopped or at ``max_iter``. Parameters as :func:`rda`;
+    ``scale`` is :func:`triplet_scale`'s value, when the caller has it.
 
     Returns
     -------
@@ -635,9 +671,12 @@ def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
     rng = check_random_state(random_state)
     betas = np.asarray(betas, dtype=float)
     n_triplets, n_basis = triplet_pairs.shape[0], differences.n_features
-    scale = triplet_scale(differences, triplet_pairs, rng)
-    scaled_betas = (betas / scale)[:, None]
-    mean_gradient = np.zeros((betas.shape[0], n_basis))
+    if scale is None:
+        scale = triplet_scale(differences, triplet_pairs, rng)
+    batch_betas = (batch_size * betas)[:, None]
+    unit = batch_size * scale
+    # Sums of the batch subgradients, as in rda (rda_iterate).
+    total = np.zeros((betas.shape[0], n_basis))
     weights = np.zeros((betas.shape[0], n_basis))
     evaluated_differences, evaluated_pairs = differences, triplet_pairs
     if n_triplets > OBJECTIVE_SAMPLE_ABOVE:
@@ -653,19 +692,19 @@ def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
         block = min(eval_every, max_iter - iteration)
         draws = (rng.random_sample((block, batch_size))
                  * n_triplets).astype(np.intp)
-        running_gradient, running_beta = mean_gradient[live], scaled_betas[live]
+        running_total, running_beta = total[live], batch_betas[live]
         running = weights[live]
         for gradients in triplet_vectors(differences, triplet_pairs,
                                          draws):                  # (b, K)
             iteration += 1
-            violated = (gradients @ running.T.astype(gradients.dtype)
-                        > -1.0).astype(gradients.dtype)           # (b, L)
-            step = (violated.T @ gradients) / (batch_size * scale)
-            running_gradient += (step - running_gradient) / iteration
-            running = np.maximum(-(np.sqrt(iteration) / gamma)
-                                 * (running_gradient + running_beta),
-                                 0.0) / scale
-        mean_gradient[live], weights[live] = running_gradient, running
+            violated = (running.astype(gradients.dtype) @ gradients.T
+                        > -1.0).astype(gradients.dtype)           # (L, b)
+            running_total += violated @ gradients
+            running = rda_iterate(
+                running_total, iteration * running_beta,
+                1.0 / (gamma * unit * scale * np.sqrt(iteration)),
+                grouped=False)
+        total[live], weights[live] = running_total, running
         distances = evaluated_differences.distances(running)       # (L, pairs)
         margins = (1.0 + distances[:, evaluated_pairs[:, 0]]
                    - distances[:, evaluated_pairs[:, 1]])
