@@ -30,6 +30,10 @@ scale
     Fit time and peak memory against the number of points, 10,000 to
     1,000,000 synthetic points (:mod:`benchmarks.scale`, which takes its
     own options: ``python -m benchmarks scale --help``).
+fit-time
+    Median default fit time of ``SCML_Supervised()`` on the global table's
+    training splits, this checkout against the package in ``--baseline``
+    (:mod:`benchmarks.fit_time`).
 cone, exact, shipped, calibration
     Diagnostics that print a table and write nothing: where our metric
     stands against LMNN's on our triplets (:mod:`benchmarks.cone`), the
@@ -57,15 +61,16 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from . import (basis_size, breadth, calibration, cone, exact, global_table, local, memory,
-               multitask, report, scale, shipped)
+from . import (basis_size, breadth, calibration, cone, exact, fit_time, global_table, local,
+               memory, multitask, report, scale, shipped)
 from .data import DEFAULT_PREPROCESSING, PREPROCESSINGS, SHIPPED
 from .results import (RESULTS_DIR, SUMMARY_COLUMNS, format_error, keep_summaries,
                       markdown_table, merge_records, pivot, results_table, summarise,
                       write_csv)
 
 COMMANDS = ("global", "local", "multitask", "all", "memory", "basis-size", "report",
-            "breadth", "small-tasks", "scale", "cone", "exact", "shipped", "calibration")
+            "breadth", "small-tasks", "scale", "cone", "exact", "shipped", "calibration",
+            "fit-time")
 
 
 class Progress:
@@ -292,6 +297,25 @@ def _exact_table(args, title, rows, columns, csv_name):
         write_csv(args.out / csv_name, rows, columns)
 
 
+def run_fit_time(args, progress):
+    if args.baseline is None:
+        raise SystemExit("fit-time needs --baseline DIR: a folder holding another version's "
+                         "metric_learn_scml package (e.g. git worktree add /tmp/base <commit>)")
+    start = time.perf_counter()
+    rows = fit_time.run(args.baseline, args.datasets, args.splits or 3,
+                        lambda message: print(message, file=sys.stderr, flush=True))
+    baseline = fit_time.baseline_commit(fit_time.check_baseline(args.baseline))
+    show("fit time: SCML_Supervised() at %s against %s (median seconds, one thread)"
+         % (args.commit[:7], baseline[:7]),
+         markdown_table(fit_time.COLUMNS, [[row[key] for key in fit_time.COLUMNS]
+                                           for row in rows]))
+    if args.out is not None:
+        write_csv(args.out / "fit_time.csv", rows, fit_time.COLUMNS)
+        with open(args.out / "fit_time_run.json", "w") as stream:
+            json.dump(dict(run_metadata(args, time.perf_counter() - start),
+                           baseline_commit=baseline), stream, indent=1)
+
+
 def run_shipped(args, progress):
     show("shipped", shipped.table(shipped.run(args.splits or 5, args.datasets or SHIPPED,
                                               progress)))
@@ -352,6 +376,9 @@ def parse_args(argv=None):
     option("--path", action="store_true",
            help="exact: a 10-beta scml_path against 10 independent exact fits, on the "
                 "same datasets as --global-model")
+    option("--baseline", type=Path,
+           help="fit-time: a folder holding the metric_learn_scml package to compare "
+                "against (e.g. a git worktree of an earlier commit)")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.out is None and not args.quick:
@@ -376,7 +403,7 @@ RUNS = {"global": run_global, "local": run_local, "multitask": run_multitask,
         "all": run_all, "memory": run_memory, "basis-size": run_basis_size,
         "report": run_report, "breadth": run_breadth, "small-tasks": run_small_tasks,
         "cone": run_cone, "exact": run_exact, "shipped": run_shipped,
-        "calibration": run_calibration}
+        "calibration": run_calibration, "fit-time": run_fit_time}
 
 
 def main(argv=None):

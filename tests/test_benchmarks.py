@@ -18,8 +18,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
-from benchmarks import (breadth, cli, global_table, local, memory, multitask, protocol,
-                        report, results)
+from benchmarks import (breadth, cli, fit_time, global_table, local, memory, multitask,
+                        protocol, report, results)
 from benchmarks.data import Dataset
 from metric_learn_scml import SCML_Supervised
 
@@ -738,3 +738,24 @@ def test_global_exactness_rows_compare_the_default_with_the_optimum():
     assert row["objective_ratio"] >= 1 - 1e-9
     assert 0 <= row["dual_gap"] <= 1e-6 * row["exact_objective"]
     assert row["exact_active"] >= 1 and row["points"] == 124
+
+
+def test_fit_time_compares_two_packages_in_their_own_processes(toy, tmp_path, capsys,
+                                                                monkeypatch):
+    monkeypatch.setattr(fit_time, "ROUNDS", 1)
+    root = BENCHMARKS.parent
+    assert cli.main(["fit-time", "--datasets", "toy", "--splits", "1", "--baseline",
+                     str(root), "--out", str(tmp_path)]) == 0
+    (row,) = results.read_csv(tmp_path / "fit_time.csv")
+    assert row["dataset"] == "toy" and row["current_seconds"] > 0
+    assert row["ratio"] == pytest.approx(row["current_seconds"] / row["baseline_seconds"],
+                                         abs=0.01)
+    assert "| toy |" in capsys.readouterr().out
+    assert (tmp_path / "fit_time_run.json").exists()
+
+
+def test_fit_time_needs_a_folder_holding_the_package(tmp_path):
+    with pytest.raises(SystemExit, match="--baseline must be a folder holding"):
+        fit_time.check_baseline(tmp_path)
+    with pytest.raises(SystemExit, match="fit-time needs --baseline"):
+        cli.main(["fit-time", "--out", str(tmp_path)])
