@@ -576,16 +576,48 @@ def test_auto_beta_scores_at_most_max_validation_points(monkeypatch):
 
 
 def test_euclidean_wins_only_beyond_two_standard_errors():
-    from metric_learn_scml._selection import euclidean_wins
+    from metric_learn_scml._selection import euclidean_error, euclidean_wins
     X_fit = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
     y_fit = np.array([0, 0, 0, 1, 1, 1])
     X_held = np.repeat([[0.05], [5.05]], 50, axis=0)
-    y_held = np.repeat([0, 1], 50)                  # Euclidean error 0
-    assert euclidean_wins(0.3, X_fit, y_fit, X_held, y_held)
+    y_held = np.repeat([0, 1], 50)
+    euclidean = euclidean_error(X_fit, y_fit, X_held, y_held)
+    assert euclidean == 0.0
+    assert euclidean_error(X_fit, y_fit, X_held, 1 - y_held) == 1.0
+    assert euclidean_wins(0.3, euclidean, 100)
     # 2 SE of an error of 0.03 on 100 points is 0.034, more than the gap
     # to Euclidean's 0; of 0.1, 0.06, less than the gap.
-    assert not euclidean_wins(0.03, X_fit, y_fit, X_held, y_held)
-    assert euclidean_wins(0.1, X_fit, y_fit, X_held, y_held)
+    assert not euclidean_wins(0.03, euclidean, 100)
+    assert euclidean_wins(0.1, euclidean, 100)
+    # the same gap on fewer points is within the spread
+    assert not euclidean_wins(0.1, euclidean, 20)
+
+
+@pytest.mark.parametrize("n_samples, n_cuts", [(100, 5), (400, 2), (1000, 1)])
+def test_auto_beta_scores_at_least_min_scored_points(monkeypatch, n_samples,
+                                                     n_cuts):
+    # Few training points: the held-out cut is redrawn until 150 points are
+    # scored (5 cuts at most), and the errors are the cuts' mean.
+    from metric_learn_scml import _selection
+    calls = []
+    scores = _selection.held_out_path_scores
+
+    def counted(estimator, X, y, fit, held, **kwargs):
+        calls.append(np.sort(held))
+        return scores(estimator, X, y, fit, held, **kwargs)
+
+    monkeypatch.setattr(_selection, "held_out_path_scores", counted)
+    X, y = make_blobs(n_samples, 4, centers=2, cluster_std=4.0,
+                      random_state=0)
+    model = SCML_Supervised(random_state=0, max_iter=300).fit(X, y)
+    assert len(calls) == n_cuts
+    n_held = int(np.ceil(0.2 * n_samples))
+    assert all(held.shape[0] == n_held for held in calls)
+    if n_cuts > 1:
+        assert not all(np.array_equal(calls[0], held) for held in calls[1:])
+    scored = model.validation_error_path_ * n_held * n_cuts
+    np.testing.assert_allclose(scored, np.round(scored), atol=1e-9)
+    assert model.beta_ in model.beta_path_
 
 
 @pytest.mark.parametrize("cause", ["held-out", "no element"])
