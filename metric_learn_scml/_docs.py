@@ -98,7 +98,9 @@ PARAMETERS = {
         to :math:`10^{-5}` times the smallest beta that keeps no element,
         and, among the values whose held-out 3-NN error is within half a
         standard error of the least, the least error on held-out triplets
-        wins (then the larger beta); the model is then fitted on
+        wins (then the larger beta); below 750 training points the cut
+        is redrawn until 150 points are scored (five cuts at most) and
+        the errors averaged. The model is then fitted on
         every point at that value (see :class:`SCML_SupervisedCV` for
         k-fold cross-validation). Where the Euclidean metric beats every
         value on the held-out points by more than two standard errors, the
@@ -178,8 +180,9 @@ ATTRIBUTES = {
         Number of features seen during fit.""",
     'beta_path_, validation_error_path_': r"""    beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
         With ``beta='auto'``: the values tried and their held-out 3-NN
-        error (empty where too few points per class could be held out;
-        ``beta_`` is then 1e-5).""",
+        error (over several held-out cuts, the geometric mean of the
+        cuts' values and the mean of their errors; empty where too few
+        points per class could be held out; ``beta_`` is then 1e-5).""",
     'tasks_': r"""    tasks_ : ndarray of shape (n_tasks,)
         The task ids, sorted as by :func:`numpy.unique`; row ``t`` of
         ``weights_`` belongs to ``tasks_[t]``.""",
