@@ -146,9 +146,7 @@ def held_out_scores(weights, basis, X_fit, y_fit, X_held, y_held, triplets):
     for row, w in enumerate(weights):
         components = components_from_weights(w, basis)
         fit, held = X_fit @ components.T, X_held @ components.T
-        classifier = KNeighborsClassifier(n_neighbors=min(
-            SCORE_NEIGHBOURS, X_fit.shape[0])).fit(fit, y_fit)
-        errors[row] = 1.0 - classifier.score(held, y_held)
+        errors[row] = held_out_error(fit, y_fit, held, y_held)
         if anchors.shape[0]:
             near = np.square(held[anchors] - fit[targets]).sum(axis=1)
             far = np.square(held[anchors] - fit[impostors]).sum(axis=1)
@@ -235,8 +233,8 @@ def choose_beta(estimator, X, y):
                                       random_state=estimator._rng)
         if scores is None:
             return empty
-        cuts.append(scores + (euclidean_error(X[fit], y[fit], X[held],
-                                              y[held]), held.shape[0]))
+        cuts.append(scores + (held_out_error(X[fit], y[fit], X[held],
+                                             y[held]), held.shape[0]))
     betas, errors, triplet_errors, euclidean, n_scored = (
         np.array(values) for values in zip(*cuts))
     betas = np.exp(np.log(betas).mean(axis=0))
@@ -246,8 +244,10 @@ def choose_beta(estimator, X, y):
             euclidean_wins(errors.min(), euclidean.mean(), n_scored))
 
 
-def euclidean_error(X_fit, y_fit, X_held, y_held):
-    """The Euclidean 3-NN error of the held-out points among the fit points."""
+def held_out_error(X_fit, y_fit, X_held, y_held):
+    """The 3-NN error of the held-out points among the fit points, under
+    the Euclidean distance of the given coordinates (a metric's, through
+    its components, or the data's own)."""
     classifier = KNeighborsClassifier(n_neighbors=min(
         SCORE_NEIGHBOURS, X_fit.shape[0])).fit(X_fit, y_fit)
     return 1.0 - classifier.score(X_held, y_held)

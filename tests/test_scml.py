@@ -576,14 +576,14 @@ def test_auto_beta_scores_at_most_max_validation_points(monkeypatch):
 
 
 def test_euclidean_wins_only_beyond_two_standard_errors():
-    from metric_learn_scml._selection import euclidean_error, euclidean_wins
+    from metric_learn_scml._selection import euclidean_wins, held_out_error
     X_fit = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
     y_fit = np.array([0, 0, 0, 1, 1, 1])
     X_held = np.repeat([[0.05], [5.05]], 50, axis=0)
     y_held = np.repeat([0, 1], 50)
-    euclidean = euclidean_error(X_fit, y_fit, X_held, y_held)
+    euclidean = held_out_error(X_fit, y_fit, X_held, y_held)
     assert euclidean == 0.0
-    assert euclidean_error(X_fit, y_fit, X_held, 1 - y_held) == 1.0
+    assert held_out_error(X_fit, y_fit, X_held, 1 - y_held) == 1.0
     assert euclidean_wins(0.3, euclidean, 100)
     # 2 SE of an error of 0.03 on 100 points is 0.034, more than the gap
     # to Euclidean's 0; of 0.1, 0.06, less than the gap.
