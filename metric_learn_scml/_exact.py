@@ -31,7 +31,10 @@ the restricted LP, then checks the whole problem:
   :math:`\beta + (G^T \alpha)_k < 0` would lower the objective: add it
   (column generation);
 
-and stops when neither exists. The restricted solution is then optimal
+and stops when neither exists (the LPs are solved afresh by scipy's
+``linprog``, or, with the ``highs`` extra installed, in one persistent
+HiGHS model warm-started from the last basis: :class:`HighsLP`). The
+restricted solution is then optimal
 for the whole LP: :math:`\alpha` (zero outside the row set) is dual
 feasible and complementary. The certificate is the duality gap
 :math:`P(w) - \sum_c \alpha_c` after scaling :math:`\alpha` into the dual
@@ -47,6 +50,9 @@ start (usually that iterate) only decides the first working set, never the
 answer.
 """
 
+import os
+import sys
+import threading
 import warnings
 from dataclasses import replace
 
@@ -165,10 +171,219 @@ def _restricted_lp(rows, costs, bound, n_triplets):
     if result.status != 0:
         raise RuntimeError("HiGHS could not solve the SCML working-set LP: %s"
                            % result.message)
-    weights = np.maximum(-result.ineqlin.marginals, 0.0)
+    return (_clean_weights(-result.ineqlin.marginals),
+            np.clip(result.x[:m], 0.0, 1.0) / n_triplets)
+
+
+def _clean_weights(weights):
+    """Row duals as weights: non-negative, with HiGHS' rounding set to 0."""
+    weights = np.maximum(weights, 0.0)
     weights[weights <= ZERO_WEIGHT * max(weights.max(initial=0.0), 1.0)] = 0.0
-    alpha = np.clip(result.x[:m], 0.0, 1.0) / n_triplets
-    return weights, alpha
+    return weights
+
+
+class ScipyLP:
+    """The working-set LPs of one problem, each solved afresh by scipy's
+    ``linprog`` (:func:`_restricted_lp`).
+
+    Both this and :class:`HighsLP` offer :meth:`start` (a new ``beta``),
+    :meth:`set_rows` (the explicit rows wanted; returns those the LP holds)
+    and :meth:`solve`; :func:`exact_weights` drives either.
+    """
+
+    def __init__(self, problem):
+        self.problem = problem
+        self.rows = np.zeros(problem.n_triplets, dtype=bool)
+        self.elements = np.zeros(0, dtype=np.intp)
+
+    def start(self, weights):
+        pass
+
+    def set_rows(self, explicit):
+        self.rows = explicit.copy()
+        return self.rows
+
+    def solve(self, columns, costs, bound):
+        """The restricted optimum: weights (K,), row ids and their alpha."""
+        row_ids = np.flatnonzero(self.rows)
+        self.elements = np.flatnonzero(columns)
+        restricted, alpha = _restricted_lp(
+            self.problem.rows(row_ids, self.elements), costs[self.elements],
+            bound, self.problem.n_triplets)
+        weights = np.zeros(self.problem.n_basis)
+        weights[self.elements] = restricted
+        return weights, row_ids, alpha
+
+
+def _import_highspy():
+    try:
+        import highspy
+    except ImportError:
+        return None
+    return highspy
+
+
+_HIGHS_LOCK = threading.Lock()
+_HIGHS_STARTED = False
+
+
+def _silent_highs(highspy):
+    """A ``highspy.Highs`` that prints nothing.
+
+    HiGHS prints its banner to the process's standard output when the
+    first instance is built, before any option can be set, so that first
+    construction runs with file descriptor 1 pointed at ``os.devnull``.
+    """
+    global _HIGHS_STARTED
+    with _HIGHS_LOCK:
+        if _HIGHS_STARTED:
+            highs = highspy.Highs()
+        else:
+            sys.stdout.flush()
+            saved = os.dup(1)
+            try:
+                with open(os.devnull, "w") as devnull:
+                    os.dup2(devnull.fileno(), 1)
+                    highs = highspy.Highs()
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
+            _HIGHS_STARTED = True
+    for option, value in (("output_flag", False), ("presolve", "off"),
+                          ("threads", 1)):
+        highs.setOptionValue(option, value)
+    return highs
+
+
+class HighsLP:
+    r"""The working-set LPs of one problem in one persistent HiGHS model.
+
+    The model is :func:`_restricted_lp`'s dual form: a column
+    :math:`\alpha'_c \in [0, 1]` per explicit triplet, a row per element
+    (:math:`-(G^T \alpha')_k - \mu_k \le N\, \text{cost}_k`) and its bound
+    column :math:`\mu_k \ge 0`. Between solves the working set changes by
+    additions and deletions that keep HiGHS' basis valid: rows (triplets)
+    that leave are deleted only while non-basic (at 0 or 1; a basic one
+    is on the margin and stays), elements only with zero weight and a
+    basic slack, and new ones enter non-basic. Each solve then starts from
+    the last optimal basis, within a ``beta`` and along a path; scipy's
+    ``linprog`` cannot take a starting basis. Needs the ``highspy`` package (the ``highs`` extra).
+    """
+
+    def __init__(self, problem, highspy):
+        self.problem = problem
+        self.highspy = highspy
+        self.model = _silent_highs(highspy)
+        # Per model column: its triplet's id, or -1 - k for element k's mu.
+        self.columns = np.zeros(0, dtype=np.intp)
+        self.elements = np.zeros(0, dtype=np.intp)   # per model row
+        self.rows = np.zeros(problem.n_triplets, dtype=bool)
+        self.bound = None
+
+    def _basic(self, kind):
+        """Which model ``kind`` ('row' or 'col') entries are basic; none
+        without a valid basis (then no deletion can spoil one)."""
+        basis = self.model.getBasis()
+        statuses = getattr(basis, kind + "_status")
+        if not basis.valid:
+            return np.zeros(len(statuses), dtype=bool)
+        basic = self.highspy.HighsBasisStatus.kBasic
+        return np.array([status == basic for status in statuses], dtype=bool)
+
+    def start(self, weights):
+        """Delete the elements of zero ``weights`` whose slack is basic."""
+        if not self.elements.shape[0]:
+            return
+        drop = (self._basic("row")
+                & (weights[self.elements] == 0))
+        if drop.any():
+            gone = self.elements[drop]
+            indices = np.flatnonzero(drop).astype(np.int32)
+            self.model.deleteRows(indices.shape[0], indices)
+            self.elements = self.elements[~drop]
+            self._delete_columns(np.isin(-1 - self.columns, gone)
+                                 & (self.columns < 0))
+
+    def _delete_columns(self, drop):
+        if drop.any():
+            indices = np.flatnonzero(drop).astype(np.int32)
+            self.model.deleteCols(indices.shape[0], indices)
+            self.columns = self.columns[~drop]
+
+    def set_rows(self, explicit):
+        triplet = self.columns >= 0
+        if self.elements.shape[0] and triplet.any():
+            leave = triplet & ~self._basic("col")
+            leave[triplet] &= ~explicit[self.columns[triplet]]
+            self.rows[self.columns[leave]] = False
+            self._delete_columns(leave)
+        new = np.flatnonzero(explicit & ~self.rows)
+        if new.shape[0]:
+            n, k = new.shape[0], self.elements.shape[0]
+            block = (-self.problem.rows(new, self.elements) if k
+                     else np.zeros((n, 0)))
+            self.model.addCols(n, -np.ones(n), np.zeros(n), np.ones(n), n * k,
+                               (np.arange(n) * k).astype(np.int32),
+                               np.tile(np.arange(k, dtype=np.int32), n),
+                               block.ravel())
+            self.columns = np.concatenate([self.columns, new])
+            self.rows[new] = True
+        return self.rows
+
+    def _add_elements(self, new, bound):
+        n = new.shape[0]
+        first = self.columns.shape[0]
+        self.model.addCols(n, np.full(n, bound), np.zeros(n), np.full(n, np.inf),
+                           0, np.zeros(n, np.int32), np.zeros(0, np.int32),
+                           np.zeros(0))
+        self.columns = np.concatenate([self.columns, -1 - new])
+        positions = np.flatnonzero(self.columns >= 0).astype(np.int32)
+        m = positions.shape[0]
+        block = (-self.problem.rows(self.columns[positions], new).T if m
+                 else np.zeros((n, 0)))
+        indices = np.hstack([np.tile(positions, (n, 1)),
+                             (first + np.arange(n, dtype=np.int32))[:, None]])
+        values = np.hstack([block, -np.ones((n, 1))])
+        self.model.addRows(n, np.full(n, -np.inf), np.zeros(n), values.size,
+                           (np.arange(n) * (m + 1)).astype(np.int32),
+                           indices.ravel().astype(np.int32), values.ravel())
+        self.elements = np.concatenate([self.elements, new])
+
+    def solve(self, columns, costs, bound):
+        """As :meth:`ScipyLP.solve`; the model keeps its elements."""
+        new = np.flatnonzero(columns)
+        new = new[~np.isin(new, self.elements)]
+        if self.bound != bound:
+            mus = np.flatnonzero(self.columns < 0).astype(np.int32)
+            if mus.shape[0]:
+                self.model.changeColsCost(mus.shape[0], mus,
+                                          np.full(mus.shape[0], bound))
+            self.bound = bound
+        if new.shape[0]:
+            self._add_elements(new, bound)
+        k = self.elements.shape[0]
+        n_triplets = self.problem.n_triplets
+        self.model.changeRowsBounds(k, np.arange(k, dtype=np.int32),
+                                    np.full(k, -np.inf),
+                                    costs[self.elements] * n_triplets)
+        self.model.run()
+        status = self.model.getModelStatus()
+        if status != self.highspy.HighsModelStatus.kOptimal:
+            raise RuntimeError("HiGHS could not solve the SCML working-set "
+                               "LP: %s" % self.model.modelStatusToString(status))
+        solution = self.model.getSolution()
+        weights = np.zeros(self.problem.n_basis)
+        weights[self.elements] = _clean_weights(-np.asarray(solution.row_dual))
+        triplet = self.columns >= 0
+        alpha = np.clip(np.asarray(solution.col_value)[triplet], 0.0,
+                        1.0) / n_triplets
+        return weights, self.columns[triplet], alpha
+
+
+def working_set_lp(problem):
+    """:class:`HighsLP` when ``highspy`` is installed, else :class:`ScipyLP`."""
+    highspy = _import_highspy()
+    return ScipyLP(problem) if highspy is None else HighsLP(problem, highspy)
 
 
 def duality_gap(problem, weights, beta, row_ids=None, alpha=None):
@@ -199,7 +414,7 @@ def duality_gap(problem, weights, beta, row_ids=None, alpha=None):
     return max(primal - alpha.sum(), 0.0), row_ids, alpha
 
 
-def exact_weights(problem, beta, start, max_rounds=100):
+def exact_weights(problem, beta, start, max_rounds=100, lp=None):
     r"""The optimum of the SCML-Global LP, from a working set around ``start``.
 
     Parameters
@@ -215,6 +430,10 @@ def exact_weights(problem, beta, start, max_rounds=100):
         anew from each round's margins, so nothing guarantees a finite end;
         in practice it takes 2 to 10 rounds, and what is returned after
         ``max_rounds`` still comes with its (then larger) duality gap.
+    lp : ScipyLP or HighsLP, default=None
+        The LP of ``problem`` to solve in (default:
+        :func:`working_set_lp`); a path passes one along, so that each
+        solve starts from the last one's basis.
 
     Returns
     -------
@@ -226,15 +445,16 @@ def exact_weights(problem, beta, start, max_rounds=100):
     row_ids, alpha : ndarray
         The dual point that certifies it (see :func:`duality_gap`).
     """
-    n_triplets, n_basis = problem.n_triplets, problem.n_basis
+    n_triplets = problem.n_triplets
+    lp = working_set_lp(problem) if lp is None else lp
     weights = np.asarray(start, dtype=float)
+    lp.start(weights)
     margins = problem.margins(weights)
     # Three kinds of rows: explicit ones, near the margin; folded ones, well
     # past it, whose alpha is 1/N at the optimum, so that they enter as one
     # linear term (their gradient); the rest, well inside, with alpha 0.
     # Both guesses are checked after each LP.
     explicit = np.abs(margins) <= MARGIN_BAND
-    folded = margins > MARGIN_BAND
     full = np.full(n_triplets, 1.0 / n_triplets)
     in_columns = weights > 0
     _add_columns(in_columns, beta + problem.gradient(
@@ -247,19 +467,22 @@ def exact_weights(problem, beta, start, max_rounds=100):
     # margin asks for; HiGHS failed on iris at beta = 0 with 1e9.
     bound = 1.0 / max(beta, 1e-6)
     for n_rounds in range(1, max_rounds + 1):
-        row_ids = np.flatnonzero(explicit)
-        column_ids = np.flatnonzero(in_columns)
+        # The LP may keep rows beyond those asked for (HighsLP keeps its
+        # basic ones): every row it holds is explicit.
+        in_lp = lp.set_rows(explicit)
+        folded = (margins > MARGIN_BAND) & ~in_lp
         folded_ids = np.flatnonzero(folded)
         costs = beta + problem.gradient(folded_ids, full[folded_ids])
-        restricted, alpha = _restricted_lp(
-            problem.rows(row_ids, column_ids), costs[column_ids], bound,
-            n_triplets)
-        weights = np.zeros(n_basis)
-        weights[column_ids] = restricted
+        weights, row_ids, alpha = lp.solve(in_columns, costs, bound)
+        in_columns[lp.elements] = True
         margins = problem.margins(weights)
         # A folded row now inside the margin, or a left-out one now past
         # it, was taken at the wrong alpha: it becomes explicit.
-        wrong = np.where(folded, margins < 0, ~explicit & (margins > 0))
+        wrong = np.where(folded, margins < 0, ~in_lp & (margins > 0))
+        # The rows on the margin stay explicit (their alpha is strictly
+        # between 0 and 1/N).
+        on_margin = np.zeros(n_triplets, dtype=bool)
+        on_margin[row_ids] = (alpha > 0) & (alpha < 1.0 / n_triplets)
         row_ids = np.concatenate([row_ids, folded_ids])
         alpha = np.concatenate([alpha, full[folded_ids]])
         added = _add_columns(in_columns,
@@ -267,13 +490,8 @@ def exact_weights(problem, beta, start, max_rounds=100):
         if not wrong.any() and not added:
             return (weights, n_rounds) + duality_gap(problem, weights, beta,
                                                      row_ids, alpha)
-        # New guesses from the new margins; the rows on the margin stay
-        # explicit (their alpha is strictly between 0 and 1/N).
-        on_margin = explicit.copy()
-        on_margin[explicit] = (alpha[:explicit.sum()] > 0) & (
-            alpha[:explicit.sum()] < 1.0 / n_triplets)
+        # New guesses from the new margins.
         explicit = (np.abs(margins) <= MARGIN_BAND) | on_margin | wrong
-        folded = (margins > MARGIN_BAND) & ~explicit
     return (weights, max_rounds) + duality_gap(problem, weights, beta)
 
 
@@ -443,7 +661,7 @@ def beta_max(problem):
     return max(float(-mean.min()), 0.0)
 
 
-def exact_path(problem, betas, start=None, guesses=None):
+def exact_path(problem, betas, start=None, guesses=None, lp=None):
     """The optima for decreasing ``betas``, each warm-started from the last.
 
     Each solve is :func:`exact_weights` from the previous optimum, whose
@@ -465,6 +683,8 @@ def exact_path(problem, betas, start=None, guesses=None):
         The start of the first solve (default: ``w = 0``).
     guesses : ndarray of shape (n_betas, K), default=None
         In the units of ``problem``.
+    lp : ScipyLP or HighsLP, default=None
+        The LP every solve shares (default: :func:`working_set_lp`).
 
     Returns
     -------
@@ -474,11 +694,13 @@ def exact_path(problem, betas, start=None, guesses=None):
     """
     weights = np.zeros(problem.n_basis) if start is None else start
     path, gaps = [], []
+    lp = working_set_lp(problem) if lp is None else lp
     for i, beta in enumerate(betas):
         if guesses is not None and (problem.objective(guesses[i], beta)
                                     < problem.objective(weights, beta)):
             weights = guesses[i]
-        weights, _, gap, _, _ = exact_weights(problem, beta, weights)
+        weights, _, gap, _, _ = exact_weights(problem, beta, weights,
+                                              lp=lp)
         path.append(weights)
         gaps.append(gap)
     return np.array(path), np.array(gaps)

@@ -1,12 +1,15 @@
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from metric_learn_scml import SCML_Supervised
-from metric_learn_scml._exact import (TripletProblem, beta_max, duality_gap,
-                                      exact_path, exact_weights,
-                                      steepest_atoms)
+from metric_learn_scml._exact import (HighsLP, ScipyLP, TripletProblem,
+                                      beta_max, duality_gap, exact_path,
+                                      exact_weights, steepest_atoms)
 from metric_learn_scml._solvers import SquaredDifferences
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 
@@ -29,6 +32,16 @@ def small_problem(seed, n=40, n_features=4, n_basis=12):
     return X, basis, problem, G
 
 
+@pytest.fixture(params=["scipy", "highspy"])
+def make_lp(request):
+    """Each LP backend: scipy's linprog afresh, or a persistent HiGHS model
+    (the ``highs`` extra; skipped without it)."""
+    if request.param == "scipy":
+        return ScipyLP
+    highspy = pytest.importorskip("highspy")
+    return lambda problem: HighsLP(problem, highspy)
+
+
 def objective(G, w, beta):
     return np.maximum(1 + G @ w, 0).mean() + beta * w.sum()
 
@@ -45,11 +58,12 @@ def lp_optimum(G, beta):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("relative_beta", [1e-4, 1e-2, 0.3])
-def test_working_set_lp_matches_the_whole_lp(seed, relative_beta):
+def test_working_set_lp_matches_the_whole_lp(seed, relative_beta, make_lp):
     # with and without sparsity (small and large beta)
     _, _, problem, G = small_problem(seed)
     beta = relative_beta * beta_max(problem)
-    weights, _, gap, _, _ = exact_weights(problem, beta, np.zeros(G.shape[1]))
+    weights, _, gap, _, _ = exact_weights(problem, beta, np.zeros(G.shape[1]),
+                                          lp=make_lp(problem))
     expected = lp_optimum(G, beta)
     assert objective(G, weights, beta) == pytest.approx(expected, rel=1e-6)
     assert 0 <= gap <= 1e-6 * max(expected, 1e-12)
@@ -57,11 +71,11 @@ def test_working_set_lp_matches_the_whole_lp(seed, relative_beta):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_kkt_conditions_at_the_solution(seed):
+def test_kkt_conditions_at_the_solution(seed, make_lp):
     _, _, problem, G = small_problem(seed)
     beta = 1e-2 * beta_max(problem)
-    weights, _, _, row_ids, alpha = exact_weights(problem, beta,
-                                                  np.zeros(G.shape[1]))
+    weights, _, _, row_ids, alpha = exact_weights(
+        problem, beta, np.zeros(G.shape[1]), lp=make_lp(problem))
     n = G.shape[0]
     margins = 1 + G @ weights
     full_alpha = np.zeros(n)
@@ -102,10 +116,10 @@ def test_beta_max_is_where_the_model_empties():
     assert not above.any() and below.any()
 
 
-def test_path_equals_independent_fits_and_is_monotone():
+def test_path_equals_independent_fits_and_is_monotone(make_lp):
     _, _, problem, G = small_problem(2)
     betas = beta_max(problem) * np.logspace(-0.5, -4, 6)
-    path, gaps = exact_path(problem, betas)
+    path, gaps = exact_path(problem, betas, lp=make_lp(problem))
     norms, losses = [], []
     for beta, weights, gap in zip(betas, path, gaps):
         alone, _, _, _, _ = exact_weights(problem, beta, np.zeros(G.shape[1]))
@@ -117,6 +131,49 @@ def test_path_equals_independent_fits_and_is_monotone():
     # decreasing beta: the l1 norm does not fall, the loss does not rise
     assert np.all(np.diff(norms) >= -1e-9)
     assert np.all(np.diff(losses) <= 1e-9)
+
+
+def test_persistent_highs_model_follows_the_working_set():
+    # A larger problem, where the working set changes between rounds and
+    # betas: rows and elements leave the persistent model (deleted while
+    # non-basic) and the optima stay those of fresh LPs, certified.
+    highspy = pytest.importorskip("highspy")
+    _, _, problem, G = small_problem(3, n=300, n_features=6, n_basis=60)
+    betas = beta_max(problem) * np.logspace(-0.5, -4, 8)
+    fresh, _ = exact_path(problem, betas, lp=ScipyLP(problem))
+    lp = HighsLP(problem, highspy)
+    kept, gaps = exact_path(problem, betas, lp=lp)
+    for beta, a, b in zip(betas, fresh, kept):
+        assert objective(G, b, beta) == pytest.approx(objective(G, a, beta),
+                                                      rel=1e-6)
+    # (not the same support: 60 elements in 6 dimensions leave the LP many
+    # optimal vertices)
+    assert gaps.max() <= 1e-6
+    # what the model holds is what its bookkeeping says
+    assert lp.model.getNumRow() == lp.elements.shape[0]
+    assert lp.model.getNumCol() == lp.columns.shape[0]
+    assert np.array_equal(np.sort(lp.columns[lp.columns >= 0]),
+                          np.flatnonzero(lp.rows))
+    assert lp.rows.sum() < 0.5 * problem.n_triplets
+
+
+def test_highs_model_prints_nothing():
+    # HiGHS prints a banner from its first model's constructor, before
+    # options can be set; the package's models must stay silent.
+    pytest.importorskip("highspy")
+    code = ("import numpy as np\n"
+            "from metric_learn_scml._exact import working_set_lp, HighsLP\n"
+            "from metric_learn_scml._exact import TripletProblem\n"
+            "from metric_learn_scml._solvers import SquaredDifferences\n"
+            "rng = np.random.RandomState(0)\n"
+            "pairs = np.array([[0, 1], [0, 2]])\n"
+            "problem = TripletProblem(SquaredDifferences(rng.randn(3, 2), "
+            "pairs), np.array([[0, 1]]))\n"
+            "assert isinstance(working_set_lp(problem), HighsLP)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
 
 
 def test_path_guesses_only_choose_the_start():
