@@ -83,7 +83,9 @@ PARAMETERS = {
         ``'auto'`` is ``'exact'`` up to 50,000 triplets (about 1,650
         points at 3 x 10 triplets per point) and ``'rda'`` beyond, where
         the exact phase may take minutes; with ``beta='auto'`` it is
-        ``'rda'``, the solver of the models beta was chosen among.""",
+        ``'rda'``, the solver of the models beta was chosen among. The
+        ``highs`` extra (highspy) warm-starts the exact phase's linear
+        programs: the same optimum, sooner.""",
     'max_new_elements': r"""    max_new_elements : int, default=0
         Column generation in the exact phase: up to this many elements are
         added to the basis, the steepest first (top eigenvectors of the
