@@ -661,8 +661,7 @@ def beta_max(problem):
     return max(float(-mean.min()), 0.0)
 
 
-def exact_path(problem, betas, start=None, guesses=None,
-               make_lp=working_set_lp):
+def exact_path(problem, betas, start=None, guesses=None, lp=None):
     """The optima for decreasing ``betas``, each warm-started from the last.
 
     Each solve is :func:`exact_weights` from the previous optimum, whose
@@ -684,12 +683,8 @@ def exact_path(problem, betas, start=None, guesses=None,
         The start of the first solve (default: ``w = 0``).
     guesses : ndarray of shape (n_betas, K), default=None
         In the units of ``problem``.
-    make_lp : callable, default=working_set_lp
-        Builds the LP of ``problem`` (:class:`ScipyLP` or :class:`HighsLP`).
-        The solves share one, started from the last basis, except where a
-        guess is taken: its working set is not the last optimum's, whose
-        rows and elements would then only enlarge the LP (mfeat-pix: a
-        10-value path in 6.4 s with a fresh LP there, 8.0 s without).
+    lp : ScipyLP or HighsLP, default=None
+        The LP every solve shares (default: :func:`working_set_lp`).
 
     Returns
     -------
@@ -699,13 +694,11 @@ def exact_path(problem, betas, start=None, guesses=None,
     """
     weights = np.zeros(problem.n_basis) if start is None else start
     path, gaps = [], []
-    lp = make_lp(problem)
+    lp = working_set_lp(problem) if lp is None else lp
     for i, beta in enumerate(betas):
         if guesses is not None and (problem.objective(guesses[i], beta)
                                     < problem.objective(weights, beta)):
             weights = guesses[i]
-            if i:
-                lp = make_lp(problem)
         weights, _, gap, _, _ = exact_weights(problem, beta, weights,
                                               lp=lp)
         path.append(weights)

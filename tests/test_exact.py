@@ -119,7 +119,7 @@ def test_beta_max_is_where_the_model_empties():
 def test_path_equals_independent_fits_and_is_monotone(make_lp):
     _, _, problem, G = small_problem(2)
     betas = beta_max(problem) * np.logspace(-0.5, -4, 6)
-    path, gaps = exact_path(problem, betas, make_lp=make_lp)
+    path, gaps = exact_path(problem, betas, lp=make_lp(problem))
     norms, losses = [], []
     for beta, weights, gap in zip(betas, path, gaps):
         alone, _, _, _, _ = exact_weights(problem, beta, np.zeros(G.shape[1]))
@@ -140,15 +140,9 @@ def test_persistent_highs_model_follows_the_working_set():
     highspy = pytest.importorskip("highspy")
     _, _, problem, G = small_problem(3, n=300, n_features=6, n_basis=60)
     betas = beta_max(problem) * np.logspace(-0.5, -4, 8)
-    fresh, _ = exact_path(problem, betas, make_lp=ScipyLP)
-    models = []
-
-    def make_lp(problem):
-        models.append(HighsLP(problem, highspy))
-        return models[-1]
-
-    kept, gaps = exact_path(problem, betas, make_lp=make_lp)
-    lp = models[-1]
+    fresh, _ = exact_path(problem, betas, lp=ScipyLP(problem))
+    lp = HighsLP(problem, highspy)
+    kept, gaps = exact_path(problem, betas, lp=lp)
     for beta, a, b in zip(betas, fresh, kept):
         assert objective(G, b, beta) == pytest.approx(objective(G, a, beta),
                                                       rel=1e-6)
