@@ -267,7 +267,8 @@ class HighsLP:
     is on the margin and stays), elements only with zero weight and a
     basic slack, and new ones enter non-basic. Each solve then starts from
     the last optimal basis, within a ``beta`` and along a path; scipy's
-    ``linprog`` cannot take a starting basis. Needs the ``highspy`` package (the ``highs`` extra).
+    ``linprog`` cannot take a starting basis. Needs the ``highspy``
+    package (the ``highs`` extra).
     """
 
     def __init__(self, problem, highspy):
@@ -294,8 +295,7 @@ class HighsLP:
         """Delete the elements of zero ``weights`` whose slack is basic."""
         if not self.elements.shape[0]:
             return
-        drop = (self._basic("row")
-                & (weights[self.elements] == 0))
+        drop = self._basic("row") & (weights[self.elements] == 0)
         if drop.any():
             gone = self.elements[drop]
             indices = np.flatnonzero(drop).astype(np.int32)
@@ -312,7 +312,7 @@ class HighsLP:
 
     def set_rows(self, explicit):
         triplet = self.columns >= 0
-        if self.elements.shape[0] and triplet.any():
+        if triplet.any():
             leave = triplet & ~self._basic("col")
             leave[triplet] &= ~explicit[self.columns[triplet]]
             self.rows[self.columns[leave]] = False
