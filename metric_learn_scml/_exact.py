@@ -249,8 +249,10 @@ def _silent_highs(highspy):
                 os.dup2(saved, 1)
                 os.close(saved)
             _HIGHS_STARTED = True
-    for option, value in (("output_flag", False), ("presolve", "off"),
-                          ("threads", 1)):
+    # No "threads" option: HiGHS refuses to run a model whose thread count
+    # differs from that of the process's scheduler, which another HiGHS
+    # user may have started; the dual simplex used here is serial anyway.
+    for option, value in (("output_flag", False), ("presolve", "off")):
         highs.setOptionValue(option, value)
     return highs
 

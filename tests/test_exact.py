@@ -157,6 +157,33 @@ def test_persistent_highs_model_follows_the_working_set():
     assert lp.rows.sum() < 0.5 * problem.n_triplets
 
 
+def run_python(code):
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_highs_model_runs_beside_other_highs_users():
+    # HiGHS refuses a model whose "threads" option differs from the
+    # process's scheduler, started by whoever ran HiGHS first (here a model
+    # at HiGHS' defaults): the exact phase must still reach the optimum.
+    pytest.importorskip("highspy")
+    run_python(
+        "import highspy, numpy as np, warnings\n"
+        "from sklearn.datasets import load_iris\n"
+        "from metric_learn_scml import SCML_Supervised\n"
+        "other = highspy.Highs()\n"
+        "other.setOptionValue('output_flag', False)\n"
+        "other.addVars(1, np.zeros(1), np.ones(1))\n"
+        "other.run()\n"
+        "X, y = load_iris(return_X_y=True)\n"
+        "warnings.simplefilter('error')\n"
+        "model = SCML_Supervised(beta=1e-3, solver='exact', "
+        "random_state=0).fit(X, y)\n"
+        "assert model.dual_gap_ < 1e-6, model.dual_gap_\n")
+
+
 def test_highs_model_prints_nothing():
     # HiGHS prints a banner from its first model's constructor, before
     # options can be set; the package's models must stay silent.
@@ -170,10 +197,7 @@ def test_highs_model_prints_nothing():
             "problem = TripletProblem(SquaredDifferences(rng.randn(3, 2), "
             "pairs), np.array([[0, 1]]))\n"
             "assert isinstance(working_set_lp(problem), HighsLP)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                          text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == ""
+    assert run_python(code) == ""
 
 
 def test_path_guesses_only_choose_the_start():
