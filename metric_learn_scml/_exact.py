@@ -368,9 +368,16 @@ class HighsLP:
         self.model.changeRowsBounds(k, np.arange(k, dtype=np.int32),
                                     np.full(k, -np.inf),
                                     costs[self.elements] * n_triplets)
+        optimal = self.highspy.HighsModelStatus.kOptimal
         self.model.run()
         status = self.model.getModelStatus()
-        if status != self.highspy.HighsModelStatus.kOptimal:
+        if status != optimal:
+            # A start that the model's changes left ill-conditioned can
+            # stall a warm-started solve: once more, from no basis.
+            self.model.clearSolver()
+            self.model.run()
+            status = self.model.getModelStatus()
+        if status != optimal:
             raise RuntimeError("HiGHS could not solve the SCML working-set "
                                "LP: %s" % self.model.modelStatusToString(status))
         solution = self.model.getSolution()

@@ -157,6 +157,40 @@ def test_persistent_highs_model_follows_the_working_set():
     assert lp.rows.sum() < 0.5 * problem.n_triplets
 
 
+def test_highs_model_solves_afresh_when_a_warm_start_fails():
+    highspy = pytest.importorskip("highspy")
+    _, _, problem, G = small_problem(0)
+    beta = 1e-2 * beta_max(problem)
+    lp = HighsLP(problem, highspy)
+
+    class FailsOnce:
+        """The model, except that its first solve reports no optimum."""
+
+        def __init__(self, model):
+            self.model, self.failed, self.cleared = model, False, 0
+
+        def __getattr__(self, name):
+            return getattr(self.model, name)
+
+        def getModelStatus(self):
+            if not self.failed:
+                self.failed = True
+                return highspy.HighsModelStatus.kNotset
+            return self.model.getModelStatus()
+
+        def clearSolver(self):
+            self.cleared += 1
+            return self.model.clearSolver()
+
+    lp.model = FailsOnce(lp.model)
+    weights, _, gap, _, _ = exact_weights(problem, beta, np.zeros(G.shape[1]),
+                                          lp=lp)
+    assert lp.model.cleared == 1
+    assert objective(G, weights, beta) == pytest.approx(lp_optimum(G, beta),
+                                                        rel=1e-6)
+    assert gap <= 1e-6
+
+
 def run_python(code):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True,
                           text=True)
