@@ -216,9 +216,14 @@ class ScipyLP:
 
 
 def _import_highspy():
+    """The ``highspy`` module, if installed and recent enough (1.13 added
+    ``changeRowsBounds``), else None: scipy's ``linprog`` reaches the same
+    optima."""
     try:
         import highspy
     except ImportError:
+        return None
+    if not hasattr(getattr(highspy, "Highs", None), "changeRowsBounds"):
         return None
     return highspy
 

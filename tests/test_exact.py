@@ -8,8 +8,9 @@ from scipy.optimize import linprog
 
 from metric_learn_scml import SCML_Supervised
 from metric_learn_scml._exact import (HighsLP, ScipyLP, TripletProblem,
-                                      beta_max, duality_gap, exact_path,
-                                      exact_weights, steepest_atoms)
+                                      _import_highspy, beta_max, duality_gap,
+                                      exact_path, exact_weights,
+                                      steepest_atoms, working_set_lp)
 from metric_learn_scml._solvers import SquaredDifferences
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 
@@ -32,13 +33,21 @@ def small_problem(seed, n=40, n_features=4, n_basis=12):
     return X, basis, problem, G
 
 
+def recent_highspy():
+    """highspy as the package uses it (the highs extra), else skip."""
+    highspy = _import_highspy()
+    if highspy is None:
+        pytest.skip("needs highspy 1.13 or newer (the highs extra)")
+    return highspy
+
+
 @pytest.fixture(params=["scipy", "highspy"])
 def make_lp(request):
     """Each LP backend: scipy's linprog afresh, or a persistent HiGHS model
     (the ``highs`` extra; skipped without it)."""
     if request.param == "scipy":
         return ScipyLP
-    highspy = pytest.importorskip("highspy")
+    highspy = recent_highspy()
     return lambda problem: HighsLP(problem, highspy)
 
 
@@ -137,7 +146,7 @@ def test_persistent_highs_model_follows_the_working_set():
     # A larger problem, where the working set changes between rounds and
     # betas: rows and elements leave the persistent model (deleted while
     # non-basic) and the optima stay those of fresh LPs, certified.
-    highspy = pytest.importorskip("highspy")
+    highspy = recent_highspy()
     _, _, problem, G = small_problem(3, n=300, n_features=6, n_basis=60)
     betas = beta_max(problem) * np.logspace(-0.5, -4, 8)
     fresh, _ = exact_path(problem, betas, lp=ScipyLP(problem))
@@ -158,7 +167,7 @@ def test_persistent_highs_model_follows_the_working_set():
 
 
 def test_highs_model_solves_afresh_when_a_warm_start_fails():
-    highspy = pytest.importorskip("highspy")
+    highspy = recent_highspy()
     _, _, problem, G = small_problem(0)
     beta = 1e-2 * beta_max(problem)
     lp = HighsLP(problem, highspy)
@@ -191,6 +200,19 @@ def test_highs_model_solves_afresh_when_a_warm_start_fails():
     assert gap <= 1e-6
 
 
+def test_without_a_recent_highspy_the_lps_are_scipys(monkeypatch):
+    # highspy before 1.13 lacks changeRowsBounds: such an install (or none)
+    # must not break the exact phase.
+    import types
+    _, _, problem, _ = small_problem(0)
+    old = types.ModuleType("highspy")
+    old.Highs = type("Highs", (), {})
+    monkeypatch.setitem(sys.modules, "highspy", old)
+    assert isinstance(working_set_lp(problem), ScipyLP)
+    monkeypatch.setitem(sys.modules, "highspy", None)
+    assert isinstance(working_set_lp(problem), ScipyLP)
+
+
 def run_python(code):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True,
                           text=True)
@@ -202,7 +224,7 @@ def test_highs_model_runs_beside_other_highs_users():
     # HiGHS refuses a model whose "threads" option differs from the
     # process's scheduler, started by whoever ran HiGHS first (here a model
     # at HiGHS' defaults): the exact phase must still reach the optimum.
-    pytest.importorskip("highspy")
+    recent_highspy()
     run_python(
         "import highspy, numpy as np, warnings\n"
         "from sklearn.datasets import load_iris\n"
@@ -221,7 +243,7 @@ def test_highs_model_runs_beside_other_highs_users():
 def test_highs_model_prints_nothing():
     # HiGHS prints a banner from its first model's constructor, before
     # options can be set; the package's models must stay silent.
-    pytest.importorskip("highspy")
+    recent_highspy()
     code = ("import numpy as np\n"
             "from metric_learn_scml._exact import working_set_lp, HighsLP\n"
             "from metric_learn_scml._exact import TripletProblem\n"
