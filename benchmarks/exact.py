@@ -29,10 +29,13 @@ minutes on one core.
 
 import sys
 import time
+from importlib import metadata
 
 import numpy as np
+import scipy
 
 from metric_learn_scml import SCML_Supervised, scml_path
+from metric_learn_scml._exact import _import_highspy
 from metric_learn_scml._triplets import triplets_from_labels
 
 from . import breadth, global_table
@@ -121,7 +124,16 @@ def compare(dataset="vowel", split=0, betas=(1e-3,)):
 GLOBAL_DATASETS = tuple(global_table.DATASETS) + ("wine", "breast_cancer", "digits")
 GLOBAL_COLUMNS = ("dataset", "points", "triplets", "beta", "default_objective",
                   "default_active", "exact_objective", "exact_active", "dual_gap",
-                  "objective_ratio", "active_ratio", "default_seconds", "exact_seconds")
+                  "objective_ratio", "active_ratio", "default_seconds", "exact_seconds",
+                  "lp_solver")
+
+
+def lp_solver():
+    """What solves the exact phase's LPs here (its times depend on it): the
+    ``highs`` extra's persistent model, or scipy's ``linprog``."""
+    if _import_highspy() is None:
+        return "scipy %s linprog" % scipy.__version__
+    return "highspy %s" % metadata.version("highspy")
 
 
 def training_points(name, split=0):
@@ -163,7 +175,8 @@ def compare_global(names=GLOBAL_DATASETS, split=0, verbose=True):
             exact_active=exact.n_active_basis_, dual_gap=exact.dual_gap_,
             objective_ratio=default.objective_ / exact.objective_,
             active_ratio=default.n_active_basis_ / max(exact.n_active_basis_, 1),
-            default_seconds=middle - start, exact_seconds=end - middle))
+            default_seconds=middle - start, exact_seconds=end - middle,
+            lp_solver=lp_solver()))
         if verbose:
             print("%-14s default %.4f (%d active), optimum %.4f (%d active), gap %.1e"
                   % (name, default.objective_, default.n_active_basis_,
@@ -173,7 +186,7 @@ def compare_global(names=GLOBAL_DATASETS, split=0, verbose=True):
 
 
 PATH_COLUMNS = ("dataset", "points", "n_betas", "path_seconds", "independent_seconds",
-                "speedup", "max_objective_difference", "max_dual_gap")
+                "speedup", "max_objective_difference", "max_dual_gap", "lp_solver")
 
 
 def path_timing(names=GLOBAL_DATASETS, split=0, n_betas=10, verbose=True):
@@ -207,7 +220,7 @@ def path_timing(names=GLOBAL_DATASETS, split=0, n_betas=10, verbose=True):
                          path_seconds=middle - start, independent_seconds=end - middle,
                          speedup=(end - middle) / (middle - start),
                          max_objective_difference=difference,
-                         max_dual_gap=float(np.max(gaps))))
+                         max_dual_gap=float(np.max(gaps)), lp_solver=lp_solver()))
         if verbose:
             print("%-14s path %.1f s, independent %.1f s (%.1fx)" % (
                 name, middle - start, end - middle, rows[-1]["speedup"]),
