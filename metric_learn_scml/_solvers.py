@@ -798,6 +798,65 @@ def local_hinge_gradient(coef, anchor_embedding, gaps):
     return hinges.sum() / gaps.shape[0], anchor_embedding.T @ slopes
 
 
+def local_kkt_residual(differences, triplet_pairs, anchors, embedding, coef,
+                       beta):
+    r"""How far ``coef`` is from a stationary point of SCML-Local's objective.
+
+    :math:`F(\tilde A) = f(\tilde A) + \beta \sum_k \|\tilde A_{:,k}\|_2`
+    is not convex (:math:`w_x = (\tilde z_x^T \tilde A)^2`), so no duality
+    gap bounds the distance to its optimum; what can be certified is a
+    stationary point. Wherever no triplet sits exactly on its margin,
+    :math:`f` is differentiable and the first-order conditions are those
+    of a group lasso:
+
+    .. math::
+
+        \nabla_k f + \beta \frac{\tilde A_{:,k}}{\|\tilde A_{:,k}\|_2} = 0
+        \quad (\tilde A_{:,k} \ne 0), \qquad
+        \|\nabla_k f\|_2 \le \beta \quad (\tilde A_{:,k} = 0),
+
+    with :math:`\nabla f` the full-batch gradient of the mean hinge
+    (:func:`local_hinge_gradient` over every triplet). A zero column has
+    :math:`\nabla_k f = 0` (its :math:`u_{ik}` vanish for every anchor),
+    so it always meets its condition.
+
+    Parameters
+    ----------
+    differences : SquaredDifferences
+    triplet_pairs : ndarray of shape (n_triplets, 2)
+    anchors : ndarray of shape (n_triplets,)
+    embedding : ndarray of shape (n_points, D' + 1)
+    coef : ndarray of shape (D' + 1, K)
+    beta : float
+
+    Returns
+    -------
+    residual : float
+        :math:`\max_k \|\nabla_k f + \beta \tilde A_{:,k} /
+        \|\tilde A_{:,k}\|_2\|_2` over the non-zero columns: 0 at a
+        stationary point, in the units of :math:`\nabla f` (those of
+        ``beta``).
+    """
+    live = np.flatnonzero(coef.any(axis=0))
+    if live.shape[0] == 0:
+        return 0.0
+    columns = coef[:, live]
+    live_differences = SquaredDifferences(differences.projections[:, live],
+                                          differences.pairs, max_bytes=0)
+    n_triplets = triplet_pairs.shape[0]
+    gradient = np.zeros_like(columns)
+    chunk = chunk_rows(live.shape[0] + embedding.shape[1])
+    for start in range(0, n_triplets, chunk):
+        rows = slice(start, min(start + chunk, n_triplets))
+        both = live_differences.rows(triplet_pairs[rows])
+        _, part = local_hinge_gradient(
+            columns, embedding[anchors[rows]],
+            both[..., 0, :].astype(float) - both[..., 1, :])
+        gradient += part * (both.shape[0] / n_triplets)
+    violation = gradient + beta * columns / np.linalg.norm(columns, axis=0)
+    return float(np.linalg.norm(violation, axis=0).max())
+
+
 def oriented_pairs(anchors, triplet_pairs):
     """The distinct (anchor, pair) combinations of a set of triplets.
 

@@ -38,8 +38,9 @@ from ._base import (_FromLabels, _FromTriplets, _SCMLEstimator,
                     store_parameters, warn_not_converged)
 from ._docs import parameters
 from ._embedding import KernelPCAEmbedding
-from ._solvers import (forward_backward, local_objective, local_weights,
-                       oriented_pairs, scaled_differences)
+from ._solvers import (forward_backward, local_kkt_residual, local_objective,
+                       local_weights, oriented_pairs, report,
+                       scaled_differences)
 from ._triplets import pair_index
 from ._validation import (Interval, Options, check_metric_points,
                           check_tuples)
@@ -106,6 +107,14 @@ class _LocalModel(_SCMLEstimator):
         self.objective_history_ = np.array(result.history)
         self.n_iter_ = result.n_iter
         self.n_active_basis_ = int(np.count_nonzero(result.weights.any(0)))
+        # In the solver's units the gradient is f times the user's (its
+        # roots [A; c] are 1 / f times theirs).
+        self.kkt_residual_ = local_kkt_residual(
+            differences, triplet_pairs, triplets[:, 0], embedding,
+            result.weights, self.beta_ * unit) / unit
+        report(name, self.verbose, "local stage: KKT residual %.3g "
+               "(beta %.3g; 0 at a stationary point)" % (
+                   self.kkt_residual_, self.beta_))
         if not np.isfinite(self.objective_history_[:, 1]).all():
             warnings.warn(
                 "%s's local stage diverged (learning_rate=%g is too large for "
@@ -344,6 +353,16 @@ _LOCAL_ATTRIBUTES = r"""
         ``(iteration, objective, n_active)`` of the local stage.
     n_iter_, global_n_iter_ : int
         Iterations of the local and global stages.
+    kkt_residual_ : float
+        How far the local parameters are from a stationary point of the
+        local objective: the largest violation, over the non-zero columns
+        :math:`(a_k, c_k)`, of their first-order condition
+        :math:`\nabla_k f + \beta (a_k, c_k) / \|(a_k, c_k)\| = 0`
+        (:func:`metric_learn_scml._solvers.local_kkt_residual`), in the
+        units of ``beta``. The problem is not convex, so this certifies a
+        stationary point, not the optimum (the global models' counterpart
+        is ``dual_gap_``). The stochastic solver stops on its objective,
+        not on this value. Beyond the paper.
     n_features_in_ : int"""
 
 _NOTES = r"""

@@ -16,8 +16,10 @@ from metric_learn_scml import (LocalSCML, LocalSCML_Supervised,
                                MetricKNeighborsClassifier, SCML_Supervised)
 import metric_learn_scml._embedding as embedding_module
 from metric_learn_scml._embedding import KernelPCAEmbedding, _squared_distances
+import metric_learn_scml._solvers as solvers
 from metric_learn_scml._solvers import (SquaredDifferences,
-                                        local_hinge_gradient, local_objective,
+                                        local_hinge_gradient,
+                                        local_kkt_residual, local_objective,
                                         oriented_pairs)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 
@@ -145,6 +147,74 @@ def test_local_hinge_gradient_matches_finite_differences():
                                                  anchor_embedding, gaps)[0]
                           ) / (2 * h)
     np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_local_kkt_residual_is_the_gradient_of_the_objective(iris,
+                                                            monkeypatch):
+    # At non-zero columns, away from the hinge's kinks, F = f + beta *
+    # sum_k ||A_k|| is differentiable and the residual is the largest
+    # column norm of its gradient: central differences of F itself (the
+    # penalty included, so a sign error on either term shows).
+    X, y = iris
+    rng = np.random.RandomState(1)
+    triplets = triplets_from_labels(X, y)[::7]
+    basis = rng.randn(5, 4)
+    basis /= np.linalg.norm(basis, axis=1, keepdims=True)
+    embedding = np.column_stack([rng.randn(X.shape[0], 2),
+                                 np.ones(X.shape[0])])
+    coef = 0.3 * rng.randn(3, 5)
+    coef[:, 2] = 0.0
+    beta = 0.05
+    P = X @ basis.T
+    gaps = ((P[triplets[:, 0]] - P[triplets[:, 1]]) ** 2
+            - (P[triplets[:, 0]] - P[triplets[:, 2]]) ** 2)
+    anchors = embedding[triplets[:, 0]]
+
+    def objective(c):
+        margins = 1 + ((anchors @ c) ** 2 * gaps).sum(1)
+        return (np.maximum(margins, 0).mean()
+                + beta * np.linalg.norm(c, axis=0).sum())
+
+    margins = 1 + ((anchors @ coef) ** 2 * gaps).sum(1)
+    assert np.abs(margins).min() > 1e-3
+    numeric = np.zeros_like(coef)
+    h = 1e-6
+    for index in np.ndindex(*coef.shape):
+        if index[1] == 2:
+            continue
+        step = np.zeros_like(coef)
+        step[index] = h
+        numeric[index] = (objective(coef + step)
+                          - objective(coef - step)) / (2 * h)
+    expected = np.linalg.norm(numeric, axis=0).max()
+    pairs, triplet_pairs = pair_index(triplets)
+    differences = SquaredDifferences(P, pairs, max_bytes=0)
+    # Several blocks of triplets, summed.
+    monkeypatch.setattr(solvers, "chunk_rows", lambda n_columns: 7)
+    residual = local_kkt_residual(differences, triplet_pairs, triplets[:, 0],
+                                  embedding, coef, beta)
+    assert residual == pytest.approx(expected, rel=1e-5)
+    # No live column: nothing to violate.
+    assert local_kkt_residual(differences, triplet_pairs, triplets[:, 0],
+                              embedding, np.zeros_like(coef), beta) == 0.0
+
+
+def test_fitted_kkt_residual_is_in_the_users_units(iris):
+    # The fit computes it at unit scale; recomputed on the user's data (here
+    # far from unit scale) and parameters it is the same number.
+    X, y = iris
+    X = 37.0 * X
+    model = LocalSCML_Supervised(embedding_dim=10, **FAST).fit(X, y)
+    triplets = triplets_from_labels(X, y, model.k_genuine, model.k_impostor)
+    pairs, triplet_pairs = pair_index(triplets)
+    differences = SquaredDifferences(X @ model.basis_.T, pairs, max_bytes=0)
+    embedding = np.column_stack([model.embedding_.embedding_,
+                                 np.ones(X.shape[0])])
+    coef = np.vstack([model.coef_, model.intercept_])
+    expected = local_kkt_residual(differences, triplet_pairs, triplets[:, 0],
+                                  embedding, coef, model.beta_)
+    assert model.kkt_residual_ > 0
+    assert model.kkt_residual_ == pytest.approx(expected, rel=1e-6)
 
 
 def test_local_objective_agrees_with_per_triplet_loss(iris):
