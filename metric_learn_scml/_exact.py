@@ -241,11 +241,16 @@ def _silent_highs(highspy):
     """
     global _HIGHS_STARTED
     with _HIGHS_LOCK:
-        if _HIGHS_STARTED:
+        try:
+            # No descriptor 1 (a detached process): nothing to silence.
+            saved = None if _HIGHS_STARTED else os.dup(1)
+        except OSError:
+            saved = None
+        if saved is None:
             highs = highspy.Highs()
         else:
-            sys.stdout.flush()
-            saved = os.dup(1)
+            if sys.stdout is not None:
+                sys.stdout.flush()
             try:
                 with open(os.devnull, "w") as devnull:
                     os.dup2(devnull.fileno(), 1)
@@ -253,7 +258,7 @@ def _silent_highs(highspy):
             finally:
                 os.dup2(saved, 1)
                 os.close(saved)
-            _HIGHS_STARTED = True
+        _HIGHS_STARTED = True
     # No "threads" option: HiGHS refuses to run a model whose thread count
     # differs from that of the process's scheduler, which another HiGHS
     # user may have started; the dual simplex used here is serial anyway.

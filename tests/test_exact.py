@@ -240,6 +240,26 @@ def test_highs_model_runs_beside_other_highs_users():
         "assert model.dual_gap_ < 1e-6, model.dual_gap_\n")
 
 
+def test_highs_model_without_standard_output(monkeypatch):
+    # A detached process (pythonw, a daemon) may have no sys.stdout and no
+    # descriptor 1 to silence: the first model must still be built.
+    highspy = recent_highspy()
+    import metric_learn_scml._exact as exact_module
+
+    def no_descriptor(fd):
+        raise OSError(9, "Bad file descriptor")
+
+    monkeypatch.setattr(exact_module, "_HIGHS_STARTED", False)
+    monkeypatch.setattr(exact_module.os, "dup", no_descriptor)
+    monkeypatch.setattr(exact_module.sys, "stdout", None)
+    _, _, problem, G = small_problem(0)
+    beta = 1e-2 * beta_max(problem)
+    weights, _, gap, _, _ = exact_weights(problem, beta, np.zeros(G.shape[1]),
+                                          lp=HighsLP(problem, highspy))
+    assert gap <= 1e-6
+    assert exact_module._HIGHS_STARTED
+
+
 def test_highs_model_prints_nothing():
     # HiGHS prints a banner from its first model's constructor, before
     # options can be set; the package's models must stay silent.
