@@ -194,7 +194,8 @@ def choose_beta(estimator, X, y):
     scored the same way (``MAX_SELECTION_REPEATS`` cuts at most); the
     errors of the cuts are averaged at each place of the grid, whose
     values are the geometric means of the cuts' (they differ only by
-    their ``beta_max``). Where no class can spare a point, or the held-out
+    their ``beta_max``), and the standard errors of :func:`best_beta` and
+    :func:`euclidean_wins` count the distinct points scored. Where no class can spare a point, or the held-out
     part could not contain every class, ``FALLBACK_BETA`` is used and the
     path is empty.
 
@@ -216,7 +217,7 @@ def choose_beta(estimator, X, y):
         return empty
     n_cuts = int(min(MAX_SELECTION_REPEATS,
                      max(1, np.ceil(MIN_SCORED_POINTS / n_held))))
-    cuts = []
+    cuts, scored = [], []
     for _ in range(n_cuts):
         fit, held = train_test_split(np.arange(y.shape[0]), test_size=n_held,
                                      stratify=y, random_state=estimator._rng)
@@ -234,12 +235,15 @@ def choose_beta(estimator, X, y):
         if scores is None:
             return empty
         cuts.append(scores + (held_out_error(X[fit], y[fit], X[held],
-                                             y[held]), held.shape[0]))
-    betas, errors, triplet_errors, euclidean, n_scored = (
+                                             y[held]),))
+        scored.append(held)
+    betas, errors, triplet_errors, euclidean = (
         np.array(values) for values in zip(*cuts))
     betas = np.exp(np.log(betas).mean(axis=0))
     errors, triplet_errors = errors.mean(axis=0), triplet_errors.mean(axis=0)
-    n_scored = int(n_scored.sum())
+    # A point held out by two cuts is one point: the mean over the cuts
+    # knows no more about it than one score would.
+    n_scored = np.unique(np.concatenate(scored)).shape[0]
     return (best_beta(betas, errors, triplet_errors, n_scored), betas, errors,
             euclidean_wins(errors.min(), euclidean.mean(), n_scored))
 

@@ -620,6 +620,31 @@ def test_auto_beta_scores_at_least_min_scored_points(monkeypatch, n_samples,
     assert model.beta_ in model.beta_path_
 
 
+def test_auto_beta_standard_errors_count_distinct_points(monkeypatch):
+    # 100 points, five cuts of 20: some points are held out twice, and
+    # count once in the spread of the Euclidean check.
+    from metric_learn_scml import _selection
+    calls, counts = [], []
+    scores = _selection.held_out_path_scores
+    wins = _selection.euclidean_wins
+
+    def counted(estimator, X, y, fit, held, **kwargs):
+        calls.append(held)
+        return scores(estimator, X, y, fit, held, **kwargs)
+
+    def recorded(best_error, euclidean, n_scored):
+        counts.append(n_scored)
+        return wins(best_error, euclidean, n_scored)
+
+    monkeypatch.setattr(_selection, "held_out_path_scores", counted)
+    monkeypatch.setattr(_selection, "euclidean_wins", recorded)
+    X, y = make_blobs(100, 4, centers=2, cluster_std=4.0, random_state=0)
+    SCML_Supervised(random_state=0, max_iter=300).fit(X, y)
+    distinct = np.unique(np.concatenate(calls)).shape[0]
+    assert len(calls) == 5 and distinct < 100
+    assert counts == [distinct]
+
+
 @pytest.mark.parametrize("cause", ["held-out", "no element"])
 def test_auto_beta_falls_back_to_the_euclidean_metric(wine_split, monkeypatch,
                                                       cause):
