@@ -102,7 +102,8 @@ PARAMETERS = {
         standard error of the least, the least error on held-out triplets
         wins (then the larger beta); below 750 training points the cut
         is redrawn until 150 points are scored (five cuts at most) and
-        the errors averaged. The model is then fitted on
+        the errors averaged (the standard errors count distinct points).
+        The model is then fitted on
         every point at that value (see :class:`SCML_SupervisedCV` for
         k-fold cross-validation). Where the Euclidean metric beats every
         value on the held-out points by more than two standard errors, the
