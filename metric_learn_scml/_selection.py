@@ -195,9 +195,9 @@ def choose_beta(estimator, X, y):
     errors of the cuts are averaged at each place of the grid, whose
     values are the geometric means of the cuts' (they differ only by
     their ``beta_max``), and the standard errors of :func:`best_beta` and
-    :func:`euclidean_wins` count the distinct points scored. Where no class can spare a point, or the held-out
-    part could not contain every class, ``FALLBACK_BETA`` is used and the
-    path is empty.
+    :func:`euclidean_wins` count the distinct points scored. Where no
+    class can spare a point, or the held-out part could not contain every
+    class, ``FALLBACK_BETA`` is used and the path is empty.
 
     Returns
     -------
