@@ -151,7 +151,27 @@ def test_persistent_highs_model_follows_the_working_set():
     betas = beta_max(problem) * np.logspace(-0.5, -4, 8)
     fresh, _ = exact_path(problem, betas, lp=ScipyLP(problem))
     lp = HighsLP(problem, highspy)
+    deleted = {"deleteRows": 0, "deleteCols": 0}
+
+    class Counting:
+        """The model, counting its deletions."""
+
+        def __init__(self, model):
+            self.model = model
+
+        def __getattr__(self, name):
+            method = getattr(self.model, name)
+            if name not in deleted:
+                return method
+
+            def counted(*args):
+                deleted[name] += 1
+                return method(*args)
+            return counted
+
+    lp.model = Counting(lp.model)
     kept, gaps = exact_path(problem, betas, lp=lp)
+    assert deleted["deleteRows"] > 0 and deleted["deleteCols"] > 0
     for beta, a, b in zip(betas, fresh, kept):
         assert objective(G, b, beta) == pytest.approx(objective(G, a, beta),
                                                       rel=1e-6)
