@@ -12,7 +12,8 @@ validation split by 3-NN error, 3-NN test error
 - ``SCML-Local``: :class:`LocalSCML_Supervised`, ``beta`` from
   :data:`LOCAL_BETA_GRID` and the embedding dimension :math:`D'` from
   :func:`embedding_dims` (the paper's 40, or 100 on Letters, and half of
-  it).
+  it); one ``beta`` for both stages, as the paper tunes it
+  (``global_beta=None``).
 
 ``fit_seconds`` is the fit at the chosen values (the local one includes its
 global stage and kernel PCA). The default datasets are the paper's four UCI
@@ -62,7 +63,8 @@ def _methods(dataset):
             beta=beta, random_state=seed)), split), GLOBAL_BETA_GRID)),
         "local": Method("local", "SCML-Local", lambda split, seed: tuned(
             split, lambda value: quiet_fit(_knn(LocalSCML_Supervised(
-                beta=value[0], embedding_dim=value[1], random_state=seed)), split), grid))}
+                beta=value[0], global_beta=None, embedding_dim=value[1],
+                random_state=seed)), split), grid))}
 
 
 def run(quick=False, n_splits=None, datasets=None, progress=None):

@@ -143,7 +143,7 @@ class _SCMLEstimator(_MetricLearner):
         self._check_preprocessor()
         self._rng = check_random_state(self.random_state)
         # 'auto' is resolved by the fit (see supervised_problem).
-        self.beta_ = None if isinstance(self.beta, str) else float(self.beta)
+        self.beta_ = None if self._chosen_beta() else float(self._stage_beta())
 
     def _n_basis(self, n_features):
         return (default_n_basis(n_features) if self.n_basis is None
@@ -172,8 +172,7 @@ class _SCMLEstimator(_MetricLearner):
         models (on the breadth datasets the RDA refit also erred less).
         """
         if self.solver == "auto":
-            return (n_triplets <= EXACT_MAX_TRIPLETS
-                    and not (isinstance(self.beta, str) and self.beta == "auto"))
+            return n_triplets <= EXACT_MAX_TRIPLETS and not self._chosen_beta()
         return self.solver == "exact"
 
     def _solve(self, X, triplets, task_offsets, basis, incremental=False,
@@ -261,6 +260,45 @@ class _SCMLEstimator(_MetricLearner):
                 % self.beta_,
                 UserWarning)
         return result.weights * unit ** 2
+
+    def _chosen_beta(self):
+        """Whether the (global stage's) beta is chosen from the data."""
+        return isinstance(self.beta, str)
+
+    def _stage_beta(self):
+        """The (global stage's) beta as given: a float, or ``'auto'``."""
+        return self.beta
+
+    def _solve_global(self, X, triplets, task_offsets, basis,
+                      incremental=False):
+        """One task's weights, or the Euclidean metric's; return w (K,).
+
+        With beta chosen from the data and a generated basis, the result
+        is the Euclidean metric (``basis_`` the coordinate axes, each of
+        weight one, so ``M = I``; ``euclidean_fallback_``) when the
+        held-out points preferred it (the flag set by the choice of beta),
+        when the chosen beta keeps no element, or when the learned metric
+        maps distinct training points onto one (a zero metric maps all of
+        them onto one; :func:`~metric_learn_scml._selection.merges_points`),
+        rather than a worse, a zero or a merging metric. Beyond the paper.
+        """
+        fallback = (not incremental and self._chosen_beta()
+                    and isinstance(self.basis, str))
+        if not (fallback and getattr(self, "euclidean_fallback_", False)):
+            # (partial_fit never falls back: its later batches need a state.)
+            self.euclidean_fallback_ = False
+            weights = self._solve(X, triplets, task_offsets, basis,
+                                  incremental, warn_empty=not fallback)[0]
+            if not (fallback and (not weights.any() or merges_points(
+                    X, components_from_weights(weights, self.basis_)))):
+                return weights
+            self.euclidean_fallback_ = True
+        else:
+            self.n_iter_, self.objective_ = 0, float("nan")
+            self.objective_history_ = np.zeros((0, 3))
+            self.dual_gap_ = float("nan")
+        self.basis_ = np.eye(X.shape[1])
+        return np.ones(X.shape[1])
 
     def _partial_fit(self, problem, *data):
         """One ``partial_fit`` call: ``problem`` is one of the pipelines.
@@ -355,44 +393,14 @@ class _LinearMetric(MahalanobisMixin):
 
     def _fit_problem(self, X, triplets, task_offsets, basis,
                      incremental=False):
-        """Learn the weights of ``basis``; set ``components_``.
-
-        With beta chosen from the data and a generated basis, ``fit``
-        returns the Euclidean metric when the held-out points preferred it
-        (``euclidean_fallback_``, set by the choice of beta), when the
-        chosen beta keeps no element, or when the learned metric maps
-        distinct training points onto one (a zero metric maps all of them
-        onto one; :func:`~metric_learn_scml._selection.merges_points`),
-        rather than a worse, a zero or a merging metric.
-        """
-        fallback = (not incremental and isinstance(self.beta, str)
-                    and isinstance(self.basis, str))
-        if incremental and hasattr(self, "euclidean_fallback_"):
-            # partial_fit never falls back (its later batches need a state).
-            self.euclidean_fallback_ = False
-        if fallback and self.euclidean_fallback_:
-            self.n_iter_, self.objective_ = 0, float("nan")
-            self.objective_history_ = np.zeros((0, 3))
-            self.dual_gap_ = float("nan")
-            return self._euclidean(X.shape[1])
-        self.weights_ = self._solve(X, triplets, task_offsets, basis,
-                                    incremental, warn_empty=not fallback)[0]
-        components = components_from_weights(self.weights_, self.basis_)
-        if fallback and (not self.weights_.any()
-                         or merges_points(X, components)):
-            self.euclidean_fallback_ = True
-            return self._euclidean(X.shape[1])
+        """Learn the weights of ``basis`` (or fall back to the Euclidean
+        metric, :meth:`_SCMLEstimator._solve_global`); set ``components_``."""
+        self.weights_ = self._solve_global(X, triplets, task_offsets, basis,
+                                           incremental)
         self.n_active_basis_ = int(np.count_nonzero(self.weights_))
-        self.components_ = components
-        return self
-
-    def _euclidean(self, n_features):
-        """The Euclidean metric as an SCML model: the coordinate axes as the
-        basis, each of weight one (so ``M = I``)."""
-        self.basis_ = np.eye(n_features)
-        self.weights_ = np.ones(n_features)
-        self.n_active_basis_ = n_features
-        self.components_ = np.eye(n_features)
+        self.components_ = (np.eye(X.shape[1]) if self.euclidean_fallback_
+                            else components_from_weights(self.weights_,
+                                                         self.basis_))
         return self
 
 

@@ -59,6 +59,7 @@ class _LocalModel(_SCMLEstimator):
     """
 
     _parameter_constraints = {
+        "global_beta": [Interval("float", low=0), None],
         "embedding_dim": [Interval("int", low=1)],
         "learning_rate": [Interval("float", low=0, low_inclusive=False)],
         "embedding_method": [Options("auto", "exact", "nystroem")],
@@ -72,11 +73,15 @@ class _LocalModel(_SCMLEstimator):
         training points, so the local stage needs them all at once.)
         """
         name = type(self).__name__
-        global_weights = self._solve(X, triplets, task_offsets, basis)[0, :]
+        global_weights = self._solve_global(X, triplets, task_offsets, basis)
         basis = self.basis_
         self.global_weights_ = global_weights
         self.global_objective_ = self.objective_
         self.global_n_iter_ = self.n_iter_
+        # From here on beta_ is the local stage's.
+        self.global_beta_ = self.beta_
+        if not (isinstance(self.beta, str) and self.beta == "auto"):
+            self.beta_ = float(self.beta)
         self.embedding_ = KernelPCAEmbedding(
             self.embedding_dim, random_state=self._rng,
             method=self.embedding_method,
@@ -135,6 +140,13 @@ class _LocalModel(_SCMLEstimator):
                                   self.beta_),
                 UserWarning)
         return self
+
+    def _chosen_beta(self):
+        # The global stage's beta: global_beta, or beta where it is None.
+        return isinstance(self._stage_beta(), str)
+
+    def _stage_beta(self):
+        return self.beta if self.global_beta is None else self.global_beta
 
     def training_objective(self, X, triplets, coef=None, intercept=None):
         """The local objective on index triplets into points ``X``.
@@ -353,6 +365,8 @@ _LOCAL_ATTRIBUTES = r"""
         ``(iteration, objective, n_active)`` of the local stage.
     n_iter_, global_n_iter_ : int
         Iterations of the local and global stages.
+    beta_, global_beta_ : float
+        The betas of the local and global stages (as given, or chosen).
     kkt_residual_ : float
         How far the local parameters are from a stationary point of the
         local objective: the largest violation, over the non-zero columns
@@ -374,8 +388,9 @@ _NOTES = r"""
     :func:`metric_learn_scml._solvers.forward_backward`). An element whose
     global weight is zero starts with a zero column, where the gradient of
     the loss vanishes, so the local model uses a subset of the elements of
-    the global one. ``beta`` is shared by both stages, as in the authors'
-    code. Kernel PCA stores the ``n_samples x n_features`` training points
+    the global one. :class:`LocalSCML` uses one ``beta`` for both stages
+    by default, as the authors' code does; :class:`LocalSCML_Supervised`
+    chooses the global stage's from the data (``global_beta``). Kernel PCA stores the ``n_samples x n_features`` training points
     and needs an ``n_samples x n_samples`` kernel at fit time."""
 
 
@@ -391,9 +406,12 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
     Parameters
     ----------
     beta : float, default=1e-5
-        Strength of the group penalty :math:`\beta \sum_k \|(a_k, c_k)\|_2`
-        of the local stage and of the :math:`\ell_1` penalty of the global
-        stage.
+        Strength of the local stage's group penalty
+        :math:`\beta \sum_k \|(a_k, c_k)\|_2`.
+    global_beta : float or None, default=None
+        Strength of the :math:`\ell_1` penalty of the global stage, the
+        SCML-Global model the local stage starts from. ``None``: ``beta``,
+        one value for both stages, as in the paper.
     basis : {'triplet_diffs'} or array-like of shape (n_basis, n_features), default='triplet_diffs'
         As in :class:`SCML`.
     n_basis : int, default=None
@@ -436,7 +454,8 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
 
     _basis_options = ("triplet_diffs",)
 
-    def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
+    def __init__(self, beta=1e-5, global_beta=None, basis="triplet_diffs",
+                 n_basis=None,
                  embedding_dim=40, learning_rate=0.3, embedding_method="auto",
                  n_landmarks=1000, gamma=1.0,
                  max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
@@ -462,9 +481,23 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         Other-class neighbours ("impostors") per point.
     """ + parameters("neighbors") + r"""
     beta : 'auto' or float, default=1e-5
-        Strength of the group penalty :math:`\beta \sum_k \|(a_k, c_k)\|_2`
-        of the local stage and of the :math:`\ell_1` penalty of the global
-        stage.
+        Strength of the local stage's group penalty
+        :math:`\beta \sum_k \|(a_k, c_k)\|_2` (the paper's value).
+        ``'auto'``: the global stage's beta.
+    global_beta : 'auto', float or None, default='auto'
+        Strength of the :math:`\ell_1` penalty of the global stage, the
+        SCML-Global model the local stage starts from. ``'auto'`` chooses
+        it from held-out points as :class:`SCML_Supervised` does; where
+        the held-out points prefer the Euclidean metric, or the chosen
+        model keeps no element or maps distinct training points onto one,
+        the local stage starts from the Euclidean metric instead (the
+        coordinate axes as the basis, each of weight one;
+        ``euclidean_fallback_``). A zero start is a stationary point the
+        local stage cannot leave: every distance would be 0. ``None``:
+        ``beta``, one value for both stages, as in the paper. Beyond the
+        paper: the two penalties act on the weights and on their roots,
+        so one value rarely suits both (measured in the user guide's
+        SCML-Local page).
     basis : {'lda'} or array-like of shape (n_basis, n_features), default='lda'
         As in :class:`SCML_Supervised`.
     n_basis : int, default=None
@@ -472,25 +505,18 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state
         As in :class:`SCML_Supervised`; ``max_iter`` to
         ``n_iter_no_change`` apply to both stages, ``solver`` and
-        ``max_new_elements`` to the global stage. ``beta='auto'`` chooses
-        the global stage's beta as :class:`SCML_Supervised` does, and the
-        local stage uses it too (the default keeps the paper's value:
-        the local penalty acts on the roots of the weights, and the global
-        stage's choice is not the local stage's).
+        ``max_new_elements`` to the global stage.
 
     Attributes
     ----------""" + _LOCAL_ATTRIBUTES + r"""
-    beta_ : float
-        The beta of both stages (``beta``, or the one ``beta='auto'``
-        chose).
     beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
-        With ``beta='auto'``: the values tried by the global stage and
+        When the global stage's beta is chosen: the values tried and
         their held-out 3-NN error (empty where too few points per class
         could be held out).
     euclidean_fallback_ : bool
-        Always False: the local model is never the Euclidean metric (with
-        ``beta='auto'`` the global stage's held-out comparison with it
-        does not apply to the local one).
+        Whether the global stage is the Euclidean metric (see
+        ``global_beta``): then ``basis_`` is the coordinate axes and
+        ``global_weights_`` is all ones.
 """ + _NOTES + r"""
 
     See Also
@@ -519,17 +545,12 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     """
 
     _auto_beta = True
-
-    def _choose_beta(self, X, y):
-        # The held-out comparison with the Euclidean metric is the global
-        # stage's; the local model has no Euclidean form to fall back to,
-        # so euclidean_fallback_ keeps its meaning (the model is Euclidean)
-        # and stays False.
-        beta, betas, errors, _ = super()._choose_beta(X, y)
-        return beta, betas, errors, False
+    _parameter_constraints = {
+        "global_beta": [Options("auto"), Interval("float", low=0), None],
+    }
 
     def __init__(self, k_genuine=3, k_impostor=10, neighbors="auto",
-                 beta=1e-5, basis="lda",
+                 beta=1e-5, global_beta="auto", basis="lda",
                  n_basis=None, embedding_dim=40, learning_rate=0.3,
                  embedding_method="auto", n_landmarks=1000,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.decomposition import KernelPCA
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.neighbors import KNeighborsClassifier
 
@@ -23,9 +23,11 @@ from metric_learn_scml._solvers import (SquaredDifferences,
                                         oriented_pairs)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 
-# beta pinned at the paper's value: these tests are about the solvers and
-# the local model, not about choosing beta (test_scml covers 'auto').
-FAST = dict(beta=1e-5, max_iter=2000, output_iter=100, random_state=0)
+# Both stages' beta pinned at the paper's value: these tests are about the
+# solvers and the local model, not about choosing beta (test_scml covers
+# 'auto'; the global_beta tests below, its use by the local model).
+FAST = dict(beta=1e-5, global_beta=None, max_iter=2000, output_iter=100,
+            random_state=0)
 
 
 @pytest.fixture(scope="module")
@@ -245,12 +247,18 @@ def test_local_objective_agrees_with_per_triplet_loss(iris):
 # --------------------------------------------------------------------------
 
 
-def test_zero_coef_is_the_global_model(iris, iris_model):
+@pytest.mark.parametrize("global_beta", [None, "auto"])
+def test_zero_coef_is_the_global_model(iris, iris_model, global_beta):
+    # The global stage is SCML_Supervised at global_beta (None: at beta)
     X, y = iris
-    model = clone(iris_model).fit(X, y)
-    global_model = SCML_Supervised(**{
-        name: value for name, value in model.get_params().items()
-        if name in SCML_Supervised().get_params()}).fit(X, y)
+    model = clone(iris_model).set_params(global_beta=global_beta).fit(X, y)
+    parameters = {name: value for name, value in model.get_params().items()
+                  if name in SCML_Supervised().get_params()}
+    if global_beta is not None:
+        parameters["beta"] = global_beta
+    global_model = SCML_Supervised(**parameters).fit(X, y)
+    assert model.global_beta_ == global_model.beta_
+    assert model.beta_ == 1e-5
     np.testing.assert_array_equal(model.global_weights_, global_model.weights_)
     model.coef_ = np.zeros_like(model.coef_)
     model.intercept_ = np.sqrt(model.global_weights_)
@@ -445,12 +453,18 @@ def test_local_stage_without_any_element_warns_with_the_fix(iris):
 def test_global_stage_defaults_follow_the_global_learner():
     local = inspect.signature(LocalSCML_Supervised).parameters
     for name, parameter in inspect.signature(SCML_Supervised).parameters.items():
-        # beta='auto' picks beta for the global model, whose penalty is not
-        # the local stage's (on the roots of the weights): the local
-        # learner keeps the paper's value.
+        # The global stage's beta is global_beta; beta is the local
+        # stage's penalty (on the roots of the weights), at the paper's
+        # value.
         if name != "beta":
             assert local[name].default == parameter.default, name
+    assert local["global_beta"].default == parameter_default(
+        SCML_Supervised, "beta")
     assert local["beta"].default == 1e-5
+
+
+def parameter_default(cls, name):
+    return inspect.signature(cls).parameters[name].default
 
 
 def test_small_data_caps_the_embedding():
@@ -517,22 +531,85 @@ def test_nystroem_embedding_through_the_estimator(iris):
         LocalSCML_Supervised(embedding_method="pca").fit(X, y)
 
 
-def test_auto_beta_never_calls_the_local_model_euclidean(monkeypatch):
-    # Where the held-out points prefer the Euclidean metric to the global
-    # stage's, the linear model falls back; the local one has no such
-    # form, and its flag says the model is not Euclidean.
-    import metric_learn_scml._selection as selection_module
+def standardised_iris():
     from sklearn.datasets import load_iris
     from sklearn.preprocessing import StandardScaler
     X, y = load_iris(return_X_y=True)
-    X = StandardScaler().fit_transform(X)
+    return StandardScaler().fit_transform(X), y
+
+
+def test_global_beta_auto_starts_from_euclidean_where_held_out_prefers_it(
+        monkeypatch):
+    # Where the held-out points prefer the Euclidean metric to every global
+    # model, the local stage starts from the Euclidean metric (the
+    # coordinate axes, each of weight one) and learns from there.
+    import metric_learn_scml._selection as selection_module
+    X, y = standardised_iris()
     monkeypatch.setattr(selection_module, "euclidean_wins",
                         lambda *args: True)
-    model = LocalSCML_Supervised(beta="auto", max_iter=300,
-                                 random_state=0).fit(X, y)
-    assert model.euclidean_fallback_ is False
+    model = LocalSCML_Supervised(max_iter=300, random_state=0).fit(X, y)
+    assert model.euclidean_fallback_ is True
     assert model.beta_path_.shape[0] > 0
-    assert model.coef_.shape[1] == model.basis_.shape[0]
+    np.testing.assert_array_equal(model.basis_, np.eye(4))
+    np.testing.assert_array_equal(model.global_weights_, np.ones(4))
+    assert model.coef_.shape[1] == 4 and model.coef_.any()
+    assert model.objective_ <= model.start_objective_
+    start = model.training_objective(
+        X, triplets_from_labels(X, y, 3, 10, random_state=0),
+        coef=np.zeros_like(model.coef_), intercept=np.ones(4))
+    assert np.isfinite(start)
+    model.coef_, model.intercept_ = np.zeros_like(model.coef_), np.ones(4)
+    np.testing.assert_allclose(model.pairwise_distances(X),
+                               euclidean_distances(X), atol=1e-9)
+
+
+def test_global_beta_auto_never_starts_from_a_zero_metric(monkeypatch):
+    # A chosen beta whose global model keeps no element (KEEL marketing,
+    # where the impostors are as near as the targets) left the local stage
+    # at its zero start, a stationary point it cannot leave: every distance
+    # was 0. It now starts from the Euclidean metric, without a warning.
+    import metric_learn_scml._base as base_module
+    X, y = standardised_iris()
+    monkeypatch.setattr(base_module, "choose_beta", lambda estimator, X, y: (
+        1e6, np.array([1e6]), np.array([0.5]), False))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = LocalSCML_Supervised(max_iter=300, random_state=0).fit(X, y)
+    assert model.global_beta_ == 1e6 and model.beta_ == 1e-5
+    assert model.euclidean_fallback_ is True
+    assert model.n_active_basis_ > 0
+    assert np.all(model.pairwise_distances(X[:5], X[5:10]) > 0)
+    # A beta the user gives is kept, with the warning about it.
+    with pytest.warns(UserWarning, match="All basis weights are zero"):
+        given = LocalSCML_Supervised(global_beta=1e6, max_iter=300,
+                                     random_state=0).fit(X, y)
+    assert given.euclidean_fallback_ is False
+    assert given.pairwise_distances(X).max() == 0
+
+
+def test_global_beta_sets_the_global_stage_alone(iris):
+    X, y = iris
+    model = LocalSCML_Supervised(**{**FAST, "global_beta": 1e-3},
+                                 embedding_dim=5).fit(X, y)
+    assert (model.global_beta_, model.beta_) == (1e-3, 1e-5)
+    reference = SCML_Supervised(beta=1e-3, max_iter=2000, output_iter=100,
+                                random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.global_weights_, reference.weights_)
+    # beta='auto': the local stage takes the global stage's beta
+    both = LocalSCML_Supervised(**{**FAST, "beta": "auto",
+                                   "global_beta": 1e-3},
+                                embedding_dim=5).fit(X, y)
+    assert both.global_beta_ == both.beta_ == 1e-3
+    # From triplets: a float or None, never 'auto' (no labels to score)
+    triplets = X[triplets_from_labels(X, y, 3, 10, random_state=0)]
+    weak = LocalSCML(global_beta=1e-3, embedding_dim=5, max_iter=300,
+                     random_state=0).fit(triplets)
+    assert (weak.global_beta_, weak.beta_) == (1e-3, 1e-5)
+    with pytest.raises(ValueError, match="global_beta"):
+        LocalSCML(global_beta="auto").fit(triplets)
+    with pytest.raises(ValueError, match="global_beta"):
+        LocalSCML_Supervised(global_beta=-1.0).fit(X, y)
 
 
 def test_a_pandas_row_keeps_its_feature_names():
