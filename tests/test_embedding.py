@@ -1,5 +1,6 @@
-"""The Nyström path of SCML-Local's kernel PCA embedding (the exact path is
-tested with the local learners, in test_local.py)."""
+"""The Nyström path of SCML-Local's kernel PCA embedding, and the exact one
+on repeated points (the exact path is otherwise tested with the local
+learners, in test_local.py)."""
 
 import tracemalloc
 
@@ -10,7 +11,8 @@ from sklearn.datasets import make_blobs
 
 import metric_learn_scml._embedding as embedding_module
 from metric_learn_scml._embedding import (NYSTROEM_MIN_SAMPLES,
-                                          KernelPCAEmbedding)
+                                          KernelPCAEmbedding,
+                                          _squared_distances)
 
 
 def captured_variance(Z, W):
@@ -97,3 +99,64 @@ def test_auto_above_the_threshold_never_builds_the_n_by_n_kernel(monkeypatch):
 def test_bad_method_or_landmarks_are_named(params, match):
     with pytest.raises(ValueError, match=match):
         KernelPCAEmbedding(3, **params).fit(np.random.RandomState(0).randn(9, 2))
+
+
+def repeated_points(n_distinct, n_samples, random_state):
+    rng = np.random.RandomState(random_state)
+    distinct = rng.randn(n_distinct, 3)
+    copies = np.concatenate([np.arange(n_distinct), rng.randint(
+        0, n_distinct, n_samples - n_distinct)])
+    return distinct[rng.permutation(copies)]
+
+
+def test_weighted_median_is_that_of_all_the_pairs():
+    rng = np.random.RandomState(0)
+    for counts in ([1, 1, 1], [3, 1, 2, 5], [1, 7], [4]):
+        distinct = rng.randn(len(counts), 2)
+        X = np.repeat(distinct, counts, axis=0)
+        expected = embedding_module._median_pair_distance(
+            _squared_distances(X, np.float64))
+        assert embedding_module._median_pair_distance(
+            _squared_distances(distinct, np.float64),
+            np.array(counts)) == pytest.approx(expected, rel=1e-12)
+
+
+def test_repeated_points_embed_as_their_full_kernel():
+    # Above the dense limit, points that are few distinct ones repeated are
+    # embedded through the distinct ones: the same bandwidth, eigenvalues
+    # and embedding (up to each component's sign) as the n x n kernel.
+    n_samples = embedding_module._DENSE_LIMIT + 100
+    X = repeated_points(40, n_samples, 0)
+    fitted = KernelPCAEmbedding(10, random_state=0).fit(X)
+    assert fitted.X_fit_.shape[0] == 40
+    squared = _squared_distances(X, np.float64)
+    bandwidth = embedding_module._median_pair_distance(squared)
+    assert fitted.bandwidth_ == pytest.approx(bandwidth, rel=1e-12)
+    kernel = np.exp(-squared / bandwidth)
+    centring = np.eye(n_samples) - 1.0 / n_samples
+    eigenvalues, eigenvectors = np.linalg.eigh(centring @ kernel @ centring)
+    eigenvalues, eigenvectors = eigenvalues[::-1][:10], eigenvectors[:, ::-1][:, :10]
+    expected = eigenvectors * np.sqrt(eigenvalues)
+    signs = np.sign(np.sum(expected * fitted.embedding_, axis=0))
+    np.testing.assert_allclose(fitted.embedding_ * signs, expected, atol=1e-9)
+    np.testing.assert_allclose(fitted.transform(X), fitted.embedding_, atol=1e-9)
+    new = np.random.RandomState(1).randn(5, 3)
+    rows = np.exp(-_squared_new(new, X) / bandwidth) - kernel.mean(axis=0)
+    np.testing.assert_allclose(fitted.transform(new) * signs,
+                               rows @ eigenvectors / np.sqrt(eigenvalues),
+                               atol=1e-9)
+
+
+def _squared_new(Y, X):
+    return ((Y[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+
+
+def test_repeated_points_embed_the_same_every_time():
+    # (ARPACK gave two fits of these points different embeddings.)
+    X = repeated_points(14, embedding_module._DENSE_LIMIT + 800, 0)
+    first = KernelPCAEmbedding(40, random_state=0).fit(X)
+    assert first.n_components_ == 13
+    for random_state in (0, 1):
+        np.testing.assert_array_equal(
+            KernelPCAEmbedding(40, random_state=random_state).fit(X).embedding_,
+            first.embedding_)
