@@ -286,7 +286,8 @@ class _SCMLEstimator(_MetricLearner):
                     and isinstance(self.basis, str))
         if not (fallback and getattr(self, "euclidean_fallback_", False)):
             # (partial_fit never falls back: its later batches need a state.)
-            self.euclidean_fallback_ = False
+            if self._auto_beta:
+                self.euclidean_fallback_ = False
             weights = self._solve(X, triplets, task_offsets, basis,
                                   incremental, warn_empty=not fallback)[0]
             if not (fallback and (not weights.any() or merges_points(
@@ -398,7 +399,8 @@ class _LinearMetric(MahalanobisMixin):
         self.weights_ = self._solve_global(X, triplets, task_offsets, basis,
                                            incremental)
         self.n_active_basis_ = int(np.count_nonzero(self.weights_))
-        self.components_ = (np.eye(X.shape[1]) if self.euclidean_fallback_
+        self.components_ = (np.eye(X.shape[1])
+                            if getattr(self, "euclidean_fallback_", False)
                             else components_from_weights(self.weights_,
                                                          self.basis_))
         return self
