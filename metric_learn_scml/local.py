@@ -390,8 +390,9 @@ _NOTES = r"""
     the loss vanishes, so the local model uses a subset of the elements of
     the global one. :class:`LocalSCML` uses one ``beta`` for both stages
     by default, as the authors' code does; :class:`LocalSCML_Supervised`
-    chooses the global stage's from the data (``global_beta``). Kernel PCA stores the ``n_samples x n_features`` training points
-    and needs an ``n_samples x n_samples`` kernel at fit time."""
+    chooses the global stage's from the data (``global_beta``). Kernel
+    PCA stores the ``n_samples x n_features`` training points and needs
+    an ``n_samples x n_samples`` kernel at fit time."""
 
 
 class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
