@@ -168,8 +168,10 @@ class _SCMLEstimator(_MetricLearner):
         """Whether the fit takes RDA's result to the exact optimum.
 
         Under ``'auto'``: for a given beta up to ``EXACT_MAX_TRIPLETS``;
-        with ``beta='auto'`` never, since beta was chosen among RDA's
-        models (on the breadth datasets the RDA refit also erred less).
+        never where beta is chosen from the data (``beta='auto'``, or the
+        local learners' ``global_beta='auto'``), since it was chosen among
+        RDA's models (on the breadth datasets the RDA refit also erred
+        less).
         """
         if self.solver == "auto":
             return n_triplets <= EXACT_MAX_TRIPLETS and not self._chosen_beta()
@@ -253,11 +255,11 @@ class _SCMLEstimator(_MetricLearner):
             warn_not_converged(self)
         if warn_empty and not result.weights.any():
             warnings.warn(
-                "All basis weights are zero, so every distance is 0: beta=%g "
+                "All basis weights are zero, so every distance is 0: %s=%g "
                 "is too large for this data; decrease it, or standardise the "
                 "features (the hinge loss has a unit margin, so the useful "
                 "beta shrinks with the square of the data's scale)."
-                % self.beta_,
+                % (self._stage_name(), self.beta_),
                 UserWarning)
         return result.weights * unit ** 2
 
@@ -267,7 +269,11 @@ class _SCMLEstimator(_MetricLearner):
 
     def _stage_beta(self):
         """The (global stage's) beta as given: a float, or ``'auto'``."""
-        return self.beta
+        return getattr(self, self._stage_name())
+
+    def _stage_name(self):
+        """The parameter that sets the (global stage's) beta."""
+        return "beta"
 
     def _solve_global(self, X, triplets, task_offsets, basis,
                       incremental=False):
@@ -281,6 +287,9 @@ class _SCMLEstimator(_MetricLearner):
         maps distinct training points onto one (a zero metric maps all of
         them onto one; :func:`~metric_learn_scml._selection.merges_points`),
         rather than a worse, a zero or a merging metric. Beyond the paper.
+        The Euclidean model comes from no solver: ``n_iter_`` is 0,
+        ``objective_`` and ``dual_gap_`` NaN, and there is no solver state
+        for ``partial_fit`` to continue (it starts afresh).
         """
         fallback = (not incremental and self._chosen_beta()
                     and isinstance(self.basis, str))
@@ -294,10 +303,11 @@ class _SCMLEstimator(_MetricLearner):
                     X, components_from_weights(weights, self.basis_)))):
                 return weights
             self.euclidean_fallback_ = True
-        else:
-            self.n_iter_, self.objective_ = 0, float("nan")
-            self.objective_history_ = np.zeros((0, 3))
-            self.dual_gap_ = float("nan")
+        self.n_iter_, self.objective_ = 0, float("nan")
+        self.objective_history_ = np.zeros((0, 3))
+        self.dual_gap_ = float("nan")
+        for name in ("_rda_state", "_unit"):
+            self.__dict__.pop(name, None)
         self.basis_ = np.eye(X.shape[1])
         return np.ones(X.shape[1])
 

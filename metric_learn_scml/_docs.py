@@ -154,9 +154,10 @@ ATTRIBUTES = {
     'euclidean_fallback_': r"""    euclidean_fallback_ : bool
         With ``beta='auto'`` and a generated basis: True when the model is
         the Euclidean metric (``basis_`` the coordinate axes, ``weights_``
-        ones), because it did better on the held-out points, the chosen
-        beta kept no element, or the learned metric mapped distinct
-        training points onto one.""",
+        ones; ``n_iter_`` 0, ``objective_`` and ``dual_gap_`` NaN),
+        because it did better on the held-out points, the chosen beta kept
+        no element, or the learned metric mapped distinct training points
+        onto one.""",
     'components_': r"""    components_ : ndarray of shape (n_components, n_features)
         Linear map :math:`L` with :math:`M = L^T L`: the rows
         :math:`\sqrt{w_k} b_k` of the active elements when there are fewer

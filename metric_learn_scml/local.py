@@ -145,8 +145,8 @@ class _LocalModel(_SCMLEstimator):
         # The global stage's beta: global_beta, or beta where it is None.
         return isinstance(self._stage_beta(), str)
 
-    def _stage_beta(self):
-        return self.beta if self.global_beta is None else self.global_beta
+    def _stage_name(self):
+        return "beta" if self.global_beta is None else "global_beta"
 
     def training_objective(self, X, triplets, coef=None, intercept=None):
         """The local objective on index triplets into points ``X``.
@@ -392,7 +392,9 @@ _NOTES = r"""
     by default, as the authors' code does; :class:`LocalSCML_Supervised`
     chooses the global stage's from the data (``global_beta``). Kernel
     PCA stores the ``n_samples x n_features`` training points and needs
-    an ``n_samples x n_samples`` kernel at fit time."""
+    an ``n_samples x n_samples`` kernel at fit time (over 600 points
+    that hold at most 600 distinct ones: those, and a kernel between
+    them)."""
 
 
 class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):

@@ -80,6 +80,24 @@ def test_partial_fit_never_falls_back_to_the_euclidean_metric(blobs,
         .euclidean_fallback_
 
 
+def test_partial_fit_after_a_euclidean_fit_starts_afresh(blobs, monkeypatch):
+    # The Euclidean model has no solver state; the one of the discarded
+    # solve (394 elements) made partial_fit fail on the 4 axes' basis.
+    import metric_learn_scml._base as base_module
+    X, y, _, _ = blobs
+    real = base_module.choose_beta
+    monkeypatch.setattr(base_module, "choose_beta", lambda estimator, X, y: (
+        1e6, np.array([1e6]), np.array([0.5]), False))
+    model = SCML_Supervised(max_iter=300, random_state=0).fit(X[:500], y[:500])
+    assert model.euclidean_fallback_ and model.n_iter_ == 0
+    assert np.isnan(model.objective_)
+    monkeypatch.setattr(base_module, "choose_beta", real)
+    model.partial_fit(X[500:1000], y[500:1000])
+    assert not model.euclidean_fallback_
+    assert model.basis_.shape[0] > X.shape[1]
+    assert model.n_iter_ == model._rda_state.iteration > 0
+
+
 def test_partial_fit_keeps_the_first_basis_and_continues_a_fit(blobs):
     X, y, _, _ = blobs
     model = SCML_Supervised(**FAST).fit(X[:1000], y[:1000])

@@ -554,10 +554,12 @@ def test_global_beta_auto_starts_from_euclidean_where_held_out_prefers_it(
     np.testing.assert_array_equal(model.global_weights_, np.ones(4))
     assert model.coef_.shape[1] == 4 and model.coef_.any()
     assert model.objective_ <= model.start_objective_
+    # (The triplets of 150 points are the k nearest: no draw.)
     start = model.training_objective(
         X, triplets_from_labels(X, y, 3, 10, random_state=0),
         coef=np.zeros_like(model.coef_), intercept=np.ones(4))
-    assert np.isfinite(start)
+    assert start == pytest.approx(model.start_objective_, rel=1e-6)
+    assert model.global_n_iter_ == 0 and np.isnan(model.global_objective_)
     model.coef_, model.intercept_ = np.zeros_like(model.coef_), np.ones(4)
     np.testing.assert_allclose(model.pairwise_distances(X),
                                euclidean_distances(X), atol=1e-9)
@@ -578,14 +580,45 @@ def test_global_beta_auto_never_starts_from_a_zero_metric(monkeypatch):
         model = LocalSCML_Supervised(max_iter=300, random_state=0).fit(X, y)
     assert model.global_beta_ == 1e6 and model.beta_ == 1e-5
     assert model.euclidean_fallback_ is True
+    # The attributes describe the Euclidean start, not the discarded solve
+    assert model.global_n_iter_ == 0 and np.isnan(model.global_objective_)
     assert model.n_active_basis_ > 0
     assert np.all(model.pairwise_distances(X[:5], X[5:10]) > 0)
-    # A beta the user gives is kept, with the warning about it.
-    with pytest.warns(UserWarning, match="All basis weights are zero"):
+    # A beta the user gives is kept, with the warning naming it.
+    with pytest.warns(UserWarning, match="zero.*global_beta=1e"):
         given = LocalSCML_Supervised(global_beta=1e6, max_iter=300,
                                      random_state=0).fit(X, y)
     assert given.euclidean_fallback_ is False
     assert given.pairwise_distances(X).max() == 0
+    # A refit at another global_beta leaves the fallback behind
+    given.set_params(global_beta=None).fit(X, y)
+    assert given.euclidean_fallback_ is False
+    assert given.basis_.shape[0] > 4 and given.global_weights_.any()
+
+
+def test_global_beta_auto_falls_back_where_the_start_merges_points(
+        monkeypatch):
+    # 3 discrete features: a chosen beta whose few elements map distinct
+    # training points onto one starts the local stage from the Euclidean
+    # metric, as SCML_Supervised returns it.
+    import metric_learn_scml._base as base_module
+    rng = np.random.RandomState(0)
+    X = np.column_stack([rng.randint(0, 4, 700), rng.randint(0, 3, 700),
+                         rng.randint(0, 3, 700)]).astype(float)
+    y = (X[:, 0] >= 2).astype(int) ^ (rng.rand(700) < 0.25)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    monkeypatch.setattr(base_module, "choose_beta", lambda estimator, X, y: (
+        0.03, np.array([0.03]), np.array([0.3]), False))
+    linear = SCML_Supervised(random_state=0).fit(X, y)
+    assert linear.euclidean_fallback_
+    model = LocalSCML_Supervised(embedding_dim=5, max_iter=300,
+                                 random_state=0).fit(X, y)
+    assert model.euclidean_fallback_
+    np.testing.assert_array_equal(model.basis_, np.eye(3))
+    monkeypatch.setattr(base_module, "merges_points", lambda *args: False)
+    kept = LocalSCML_Supervised(embedding_dim=5, max_iter=300,
+                                random_state=0).fit(X, y)
+    assert not kept.euclidean_fallback_ and kept.basis_.shape[0] > 3
 
 
 def test_global_beta_sets_the_global_stage_alone(iris):

@@ -750,6 +750,20 @@ def test_auto_beta_falls_back_where_the_metric_merges_distinct_points(
                                     X_test, y_test))
 
 
+def test_auto_beta_with_a_basis_array_never_calls_its_model_euclidean(
+        monkeypatch):
+    # The fallback needs a generated basis; with an array the flag said
+    # True while the learned weights were returned.
+    import metric_learn_scml._selection as selection_module
+    X_train, y_train, _, _ = _discrete_problem(0.1, 0)
+    monkeypatch.setattr(selection_module, "euclidean_wins",
+                        lambda *args: True)
+    basis = np.random.RandomState(0).randn(20, 3)
+    model = SCML_Supervised(basis=basis, random_state=0).fit(X_train, y_train)
+    assert model.euclidean_fallback_ is False
+    assert model.basis_.shape == (20, 3) and model.weights_.any()
+
+
 def test_auto_beta_keeps_a_metric_that_merges_nothing_on_discrete_data(
         monkeypatch):
     from metric_learn_scml._selection import merges_points
