@@ -494,7 +494,7 @@ def triplet_vectors(differences, triplet_pairs, draws):
         yield from block
 
 
-def rda_iterate(total, threshold, factor, grouped=True):
+def rda_iterate(total, threshold, step, t, grouped=True):
     r"""RDA's iterate from the running sum of its batch subgradients.
 
     With :math:`S_t = \sum_{i \le t} V_i^T G_i` (each batch's hinge
@@ -506,12 +506,15 @@ def rda_iterate(total, threshold, factor, grouped=True):
     .. math:: W_{t+1} = \frac{1}{\gamma b s^2 \sqrt t}\,
               \operatorname{prox}(-S_t, \; t b \beta)
 
-    with ``threshold`` :math:`= t b \beta` and ``factor``
-    :math:`= 1 / (\gamma b s^2 \sqrt t)`. ``grouped``: the rows are the
+    with ``threshold`` :math:`= t b \beta` and ``step``
+    :math:`= \gamma b s^2` (the factor is ``1 / (step * sqrt(t))``; each
+    caller forms the threshold in its own order of products). ``grouped``:
+    the rows are the
     tasks of one column group (mt-SCML); otherwise every row is its own
     problem (one per beta in :func:`rda_path`), and each entry is
     :math:`\max(0, -(S + \tau))`, which is also the grouped case for one row.
     """
+    factor = 1.0 / (step * np.sqrt(t))
     if grouped and total.shape[0] > 1:
         return group_soft_threshold(-total, threshold, nonnegative=True) * factor
     weights = np.add(total, threshold)
@@ -597,10 +600,10 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     # The loop keeps the sum of the unnormalised batch subgradients
     # (rda_iterate): b * s * t times the mean gradient.
     unit = batch_size * scale
+    step_unit = gamma * unit * scale
     total = mean_gradient * (unit * start)
     weights = (np.zeros((n_tasks, n_basis)) if start == 0 else
-               rda_iterate(total, start * batch_size * beta,
-                           1.0 / (gamma * unit * scale * np.sqrt(start))))
+               rda_iterate(total, start * batch_size * beta, step_unit, start))
     evaluated = (differences, triplet_pairs, task_offsets)
     if triplet_pairs.shape[0] > OBJECTIVE_SAMPLE_ABOVE:
         evaluated = objective_sample(*evaluated, OBJECTIVE_SAMPLE, rng)
@@ -632,9 +635,8 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
             if not present.all():
                 step[~present] = 0.0
             total += step
-            weights = rda_iterate(
-                total, iteration * batch_size * beta,
-                1.0 / (gamma * unit * scale * np.sqrt(iteration)))
+            weights = rda_iterate(total, iteration * batch_size * beta,
+                                  step_unit, iteration)
         value, _ = objective(*evaluated, weights, beta)
         if monitor.update(iteration, value,
                           int(np.count_nonzero(weights.any(axis=0))),
@@ -676,6 +678,7 @@ def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
         scale = triplet_scale(differences, triplet_pairs, rng)
     batch_betas = (batch_size * betas)[:, None]
     unit = batch_size * scale
+    step_unit = gamma * unit * scale
     # Sums of the batch subgradients, as in rda (rda_iterate).
     total = np.zeros((betas.shape[0], n_basis))
     weights = np.zeros((betas.shape[0], n_basis))
@@ -701,10 +704,8 @@ def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
             violated = (running.astype(gradients.dtype) @ gradients.T
                         > -1.0).astype(gradients.dtype)           # (L, b)
             running_total += violated @ gradients
-            running = rda_iterate(
-                running_total, iteration * running_beta,
-                1.0 / (gamma * unit * scale * np.sqrt(iteration)),
-                grouped=False)
+            running = rda_iterate(running_total, iteration * running_beta,
+                                  step_unit, iteration, grouped=False)
         total[live], weights[live] = running_total, running
         distances = evaluated_differences.distances(running)       # (L, pairs)
         margins = (1.0 + distances[:, evaluated_pairs[:, 0]]
