@@ -54,6 +54,14 @@ from sklearn.utils import check_random_state
 # directions carry no real variance of the training data.
 _RELATIVE_EIGENVALUE_FLOOR = 1e-6
 
+
+def _nonzero_eigenpairs(eigenvalues, eigenvectors):
+    """The pairs (eigenvalues decreasing) above the relative floor."""
+    keep = eigenvalues > _RELATIVE_EIGENVALUE_FLOOR * max(
+        eigenvalues[0] if eigenvalues.size else 0.0, np.finfo(float).tiny)
+    return eigenvalues[keep], eigenvectors[:, keep]
+
+
 # Above this many points, the top eigenpairs come from ARPACK instead of a
 # full eigendecomposition (3,000 points: 1.2 s instead of 9 s, one thread).
 _DENSE_LIMIT = 600
@@ -226,9 +234,8 @@ class KernelPCAEmbedding:
         centred += dtype(self.kernel_mean_)
         n_wanted = min(int(self.n_components), n_samples - 1)
         eigenvalues, eigenvectors = self._top_eigenpairs(centred, n_wanted)
-        keep = eigenvalues > _RELATIVE_EIGENVALUE_FLOOR * max(
-            eigenvalues[0] if eigenvalues.size else 0.0, np.finfo(float).tiny)
-        eigenvalues, eigenvectors = eigenvalues[keep], eigenvectors[:, keep]
+        eigenvalues, eigenvectors = _nonzero_eigenpairs(eigenvalues,
+                                                        eigenvectors)
         self.n_components_ = int(eigenvalues.shape[0])
         self.embedding_ = eigenvectors * np.sqrt(eigenvalues)
         # z_y = (k_y - column means) H V / sqrt(lambda); H V = V because the
@@ -270,9 +277,8 @@ class KernelPCAEmbedding:
         centred *= roots[None, :]
         n_wanted = min(int(self.n_components), distinct.shape[0] - 1)
         eigenvalues, eigenvectors = self._top_eigenpairs(centred, n_wanted)
-        keep = eigenvalues > _RELATIVE_EIGENVALUE_FLOOR * max(
-            eigenvalues[0] if eigenvalues.size else 0.0, np.finfo(float).tiny)
-        eigenvalues, eigenvectors = eigenvalues[keep], eigenvectors[:, keep]
+        eigenvalues, eigenvectors = _nonzero_eigenpairs(eigenvalues,
+                                                        eigenvectors)
         self.n_components_ = int(eigenvalues.shape[0])
         self.embedding_ = (eigenvectors / roots[:, None]
                            * np.sqrt(eigenvalues))[inverse]
@@ -340,13 +346,12 @@ class KernelPCAEmbedding:
             (covariance + covariance.T) / 2,
             subset_by_index=[n_landmarks - max(n_wanted, 1), n_landmarks - 1])
         order = np.argsort(eigenvalues)[::-1][:n_wanted]
-        eigenvalues, eigenvectors = eigenvalues[order], eigenvectors[:, order]
-        keep = eigenvalues > _RELATIVE_EIGENVALUE_FLOOR * max(
-            eigenvalues[0] if eigenvalues.size else 0.0, np.finfo(float).tiny)
-        self.n_components_ = int(keep.sum())
+        eigenvalues, eigenvectors = _nonzero_eigenpairs(
+            eigenvalues[order], eigenvectors[:, order])
+        self.n_components_ = int(eigenvalues.shape[0])
         self.kernel_mean_ = shift + offset
         # z_y = (k_yL - mean k) N^T V
-        self.projection_ = normalization.T @ eigenvectors[:, keep]
+        self.projection_ = normalization.T @ eigenvectors
         self.embedding_ = self.transform(X)
         return self
 
