@@ -107,8 +107,8 @@ from dataclasses import replace
 import numpy as np
 from scipy.optimize import linprog
 
-from ._exact import (MARGIN_BAND, MAX_NEW_COLUMNS, ZERO_WEIGHT,
-                     TripletProblem)
+from ._exact import (MARGIN_BAND, MAX_NEW_COLUMNS, TripletProblem,
+                     _clean_weights)
 from ._solvers import SolverResult, report, triplet_scale
 
 # Newton's system has (support + margin triplets) unknowns and is solved
@@ -261,8 +261,7 @@ def _atom_lp(block, row_sizes, mean_size, costs, bound):
     if result.status != 0:
         raise RuntimeError("HiGHS could not solve the mt-SCML working-set "
                            "LP: %s" % result.message)
-    amounts = np.maximum(-result.ineqlin.marginals, 0.0)
-    amounts[amounts <= ZERO_WEIGHT * max(amounts.max(initial=0.0), 1.0)] = 0.0
+    amounts = _clean_weights(-result.ineqlin.marginals)
     return amounts, np.clip(result.x[:m], 0.0, 1.0)
 
 
