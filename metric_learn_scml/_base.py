@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._basis import default_n_basis, lda_basis, triplet_basis, union_basis
-from ._exact import exact_phase
+from ._exact import EXACT_GAP_TOL, exact_phase
 from ._exact_group import exact_group_phase
 from ._selection import choose_beta, merges_points
 from ._solvers import components_from_weights, rda, scaled_differences
@@ -167,14 +167,17 @@ class _SCMLEstimator(_MetricLearner):
     def _exact(self, n_triplets):
         """Whether the fit takes RDA's result to the exact optimum.
 
-        Under ``'auto'``: for a given beta up to ``EXACT_MAX_TRIPLETS``;
-        never where beta is chosen from the data (``beta='auto'``, or the
-        local learners' ``global_beta='auto'``), since it was chosen among
-        RDA's models (on the breadth datasets the RDA refit also erred
-        less).
+        Under ``'auto'``: for a given positive beta up to
+        ``EXACT_MAX_TRIPLETS``; never where beta is chosen from the data
+        (``beta='auto'``, or the local learners' ``global_beta='auto'``),
+        since it was chosen among RDA's models (on the breadth datasets the
+        RDA refit also erred less), nor at ``beta=0``, where no bound on
+        the weights keeps the linear program well scaled and its optimum
+        cannot be certified.
         """
         if self.solver == "auto":
-            return n_triplets <= EXACT_MAX_TRIPLETS and not self._chosen_beta()
+            return (n_triplets <= EXACT_MAX_TRIPLETS
+                    and not self._chosen_beta() and self.beta_ > 0)
         return self.solver == "exact"
 
     def _solve(self, X, triplets, task_offsets, basis, incremental=False,
@@ -231,21 +234,24 @@ class _SCMLEstimator(_MetricLearner):
                     differences, triplet_pairs, task_offsets, result,
                     self.beta_ * unit ** 2, self._rng, self.verbose,
                     type(self).__name__)
-                if not result.converged:
-                    warnings.warn(
-                        "%s's exact phase stopped with a relative duality "
-                        "gap of %.2g (above 1e-6): the weights are the best "
-                        "found, not certified optimal. Use solver='rda' to "
-                        "skip the phase." % (type(self).__name__,
-                                             result.dual_gap / max(
-                                                 result.objective, 1e-300)),
-                        ConvergenceWarning)
-                    result.converged = True
             else:
                 result, basis = exact_phase(
                     X * unit, basis, differences, triplet_pairs, result,
                     self.beta_ * unit ** 2, self.max_new_elements, self._rng,
                     self.verbose, type(self).__name__)
+            relative_gap = result.dual_gap / max(result.objective, 1e-300)
+            if relative_gap > EXACT_GAP_TOL:
+                warnings.warn(
+                    "%s's exact phase stopped with a relative duality gap of "
+                    "%.2g (above %g): the weights are the best found, not "
+                    "certified optimal. A beta far below the useful range "
+                    "(beta acts on squared distances: standardise the "
+                    "features) leaves the certificate loose; use "
+                    "solver='rda' to skip the phase." % (
+                        type(self).__name__, relative_gap, EXACT_GAP_TOL),
+                    ConvergenceWarning)
+            # The phase's own shortfall is the warning above, not RDA's.
+            result.converged = True
         self.basis_ = basis
         self.n_iter_ = result.n_iter
         self.objective_ = result.objective
@@ -597,9 +603,11 @@ class _IncrementalFromTriplets:
         """Learn from one more batch of triplets (incremental fitting).
 
         The first call builds the basis from its batch (or takes the
-        ``basis`` array); every call takes RDA steps (up to ``max_iter``,
-        with the stopping rule on its batch) from the running state of the
-        earlier calls, or of ``fit``. The exact phase is not run.
+        ``basis`` array); every call takes one epoch of RDA steps over its
+        batch (``ceil(n_triplets / batch_size)`` steps, whatever
+        ``max_iter``, as scikit-learn's ``SGDClassifier.partial_fit`` takes
+        one pass) from the running state of the earlier calls, or of
+        ``fit``, and keeps the last iterate. The exact phase is not run.
 
         Parameters
         ----------
@@ -623,9 +631,10 @@ class _IncrementalFromLabels:
         The first call resolves ``beta='auto'`` and builds the basis from
         its batch (which needs two classes), as ``fit`` does; every call
         mines the triplets of its own batch (a class may appear in any
-        batch) and takes RDA steps (up to ``max_iter``, with the stopping
-        rule on its batch) from the running state of the earlier calls, or
-        of ``fit``. The exact phase is not run. A batch that gives no
+        batch) and takes one epoch of RDA steps over its triplets
+        (``ceil(n_triplets / batch_size)`` steps, whatever ``max_iter``)
+        from the running state of the earlier calls, or of ``fit``, keeping
+        the last iterate. The exact phase is not run. A batch that gives no
         triplet leaves the model unchanged, with a warning.
 
         Parameters

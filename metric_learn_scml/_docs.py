@@ -17,7 +17,9 @@ PARAMETERS = {
         3-NN error 8.0 -> 7.4 %) for about 1.5 s more per fit, but with
         many tasks on a large union basis it can take minutes, hence not
         the default. ``'auto'`` is ``'exact'`` up to 50,000 triplets in all
-        and ``'rda'`` beyond.""",
+        and ``'rda'`` beyond (and at ``beta=0``). A duality gap above
+        ``1e-4`` times the objective is not a certificate: the fit then
+        warns (``ConvergenceWarning``).""",
     'neighbors': r"""    neighbors : 'auto', None or KNeighborsTransformer, default='auto'
         How the triplets' nearest neighbours are searched. ``None``: exactly
         (scikit-learn's ``NearestNeighbors``; beyond 50,000 points the
@@ -83,9 +85,13 @@ PARAMETERS = {
         ``'auto'`` is ``'exact'`` up to 50,000 triplets (about 1,650
         points at 3 x 10 triplets per point) and ``'rda'`` beyond, where
         the exact phase may take minutes; with ``beta='auto'`` it is
-        ``'rda'``, the solver of the models beta was chosen among. The
-        ``highs`` extra (highspy) warm-starts the exact phase's linear
-        programs: the same optimum, sooner.""",
+        ``'rda'``, the solver of the models beta was chosen among, and at
+        ``beta=0`` too (no bound on the weights then keeps the linear
+        program well scaled). A duality gap above ``1e-4`` times the
+        objective is not a certificate: the fit then warns
+        (``ConvergenceWarning``). The ``highs`` extra (highspy)
+        warm-starts the exact phase's linear programs: the same optimum,
+        sooner.""",
     'max_new_elements': r"""    max_new_elements : int, default=0
         Column generation in the exact phase: up to this many elements are
         added to the basis, the steepest first (top eigenvectors of the

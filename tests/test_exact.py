@@ -381,3 +381,46 @@ def test_column_generation_never_increases_the_objective_and_certifies():
     _, values = steepest_atoms(X, pairs, triplet_pairs, row_ids, alpha, 1)
     assert grown.basis_.shape[0] - basis.shape[0] < 50
     assert values[0] <= 1e-2 * (1 + 1e-5)
+
+
+def scaled_triplets(scale):
+    """Triplets of generated points ordered by two of their three features
+    (the SCML docstring's data), the points multiplied by ``scale``."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 3) * [1.0, 1.0, 5.0]
+    idx = rng.randint(0, 60, size=(300, 3))
+    near = ((X[idx[:, [0]]] - X[idx[:, 1:]])[..., :2] ** 2).sum(-1)
+    swap = near[:, 0] > near[:, 1]
+    idx[swap, 1:] = idx[swap, 1:][:, ::-1]
+    return X[idx] * scale
+
+
+def test_exact_phase_warns_when_its_certificate_is_loose():
+    import warnings
+    from sklearn.exceptions import ConvergenceWarning
+    from metric_learn_scml import SCML
+    # Standardised scale, the default beta: certified, no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = SCML(solver="exact", random_state=0).fit(scaled_triplets(1.0))
+    assert model.dual_gap_ <= 1e-4 * model.objective_
+    # The same beta on data ten times larger is a hundred times smaller
+    # in the problem's units: the gap is no longer a certificate, and the
+    # user is told, as the multi-task learners tell it.
+    with pytest.warns(ConvergenceWarning, match="relative duality gap"):
+        model = SCML(solver="exact", random_state=0).fit(scaled_triplets(10.0))
+    assert model.dual_gap_ > 1e-4 * model.objective_
+
+
+def test_auto_solver_skips_the_lp_at_beta_zero():
+    import warnings
+    from sklearn.exceptions import ConvergenceWarning
+    from metric_learn_scml import SCML
+    triplets = scaled_triplets(1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = SCML(beta=0.0, random_state=0).fit(triplets)
+    assert np.isnan(model.dual_gap_)
+    # Asked for, the LP runs, and its uncertified answer is flagged.
+    with pytest.warns(ConvergenceWarning, match="relative duality gap"):
+        SCML(beta=0.0, solver="exact", random_state=0).fit(triplets)
