@@ -428,7 +428,8 @@ def validate_supervised(estimator, X, y, reset=True):
     if reset and np.unique(y).shape[0] < 2:
         raise ValueError(
             "y has a single class (%r): %s needs at least two classes to "
-            "build triplet constraints." % (y[0], type(estimator).__name__))
+            "build triplet constraints." % (plain(y[0]),
+                                            type(estimator).__name__))
     return X, y
 
 
@@ -451,6 +452,15 @@ def check_label_types(y):
 def plain(value):
     """A numpy scalar as the Python value, for readable messages."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def require_tasks(estimator, tasks, what, single_task):
+    """Raise a ``ValueError`` naming ``single_task`` when ``tasks`` is None."""
+    if tasks is None:
+        raise ValueError(
+            "%s learns one metric per task and needs tasks, one task label "
+            "per %s; got tasks=None. For one metric of all the data, use "
+            "%s." % (type(estimator).__name__, what, single_task))
 
 
 def task_labels(tasks, n_expected, what):

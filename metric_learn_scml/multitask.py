@@ -35,7 +35,7 @@ from ._base import (_FromLabels, _LinearMetric, _MetricLearner, _SCMLEstimator,
                     triplet_problem)
 from ._docs import attributes, parameters
 from ._solvers import components_from_weights
-from ._validation import checked_input, plain, task_codes
+from ._validation import checked_input, plain, require_tasks, task_codes
 
 
 class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -190,6 +190,17 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
             metric.feature_names_in_ = self.feature_names_in_
         return metric
 
+    def _on_task(self, task, method, data):
+        """``for_task(task).method(data)``, its input errors naming this
+        learner and the task rather than the internal ``TaskMetric``."""
+        metric = self.for_task(task)
+        try:
+            return getattr(metric, method)(data)
+        except ValueError as error:
+            raise ValueError(str(error).replace(
+                type(metric).__name__, "%s (task %r)" % (
+                    type(self).__name__, plain(task)))) from None
+
     def get_mahalanobis_matrix(self, task=None):
         """The matrix :math:`M_t = \\sum_k W_{tk} b_k b_k^T` of one task.
 
@@ -222,7 +233,7 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
         -------
         X_embedded : ndarray of shape (n_samples, n_components_t)
         """
-        return self.for_task(task).transform(X)
+        return self._on_task(task, "transform", X)
 
     def pair_distance(self, pairs, task=None):
         """Distances :math:`\\sqrt{d_{W_t}}` between pairs under one task's metric.
@@ -237,7 +248,7 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
         -------
         distances : ndarray of shape (n_pairs,)
         """
-        return self.for_task(task).pair_distance(pairs)
+        return self._on_task(task, "pair_distance", pairs)
 
     def pair_score(self, pairs, task=None):
         """The opposite of :meth:`pair_distance` (higher is more similar)."""
@@ -342,6 +353,7 @@ default='lda'
         -------
         self : MultiTaskSCML_Supervised
         """
+        require_tasks(self, tasks, "sample", "SCML_Supervised")
         self._start_fit()
         return self._fit_problem(*supervised_problem(self, X, y, tasks))
 
@@ -364,6 +376,7 @@ default='lda'
         -------
         self : MultiTaskSCML_Supervised
         """
+        require_tasks(self, tasks, "sample", "SCML_Supervised")
         return self._partial_fit(supervised_problem, X, y, tasks)
 
 
@@ -448,6 +461,7 @@ default='triplet_diffs'
         -------
         self : MultiTaskSCML
         """
+        require_tasks(self, tasks, "triplet", "SCML")
         self._start_fit()
         return self._fit_problem(*triplet_problem(self, triplets, tasks))
 
@@ -469,6 +483,7 @@ default='triplet_diffs'
         -------
         self : MultiTaskSCML
         """
+        require_tasks(self, tasks, "triplet", "SCML")
         return self._partial_fit(triplet_problem, triplets, tasks)
 
     def decision_function(self, triplets, tasks):

@@ -11,6 +11,7 @@ part, and the model is refitted on all the points at the best
 """
 
 import numbers
+import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -111,10 +112,16 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
                             k_impostor=k_impostor, neighbors=neighbors,
                             random_state=random_state)
     model._start_fit()
-    X, y = validate_supervised(model, X, y)
-    basis = labelled_basis(model, X, y, model._rng)
-    path = LabelledPath(X, y, basis, k_genuine, k_impostor, model._rng,
-                        neighbors)
+    try:
+        X, y = validate_supervised(model, X, y)
+        basis = labelled_basis(model, X, y, model._rng)
+        path = LabelledPath(X, y, basis, k_genuine, k_impostor, model._rng,
+                            neighbors)
+    except (TypeError, ValueError) as error:
+        # The messages name the learner that checks them; the user called
+        # scml_path.
+        raise type(error)(str(error).replace(type(model).__name__,
+                                             "scml_path")) from None
     if betas is None:
         # Sorted: with eps above 10**-0.5 the grid would increase.
         betas = np.sort(beta_grid(path.beta_max(), n_betas, BETA_RATIO_HIGH,
@@ -154,9 +161,36 @@ def cv_splits(cv, X, y, groups, seed):
                          % (y.shape[0], error)) from error
     if not splits:
         raise ValueError("cv gave no (train, test) split.")
-    return [tuple(split_part(part, kind, number, y) for part, kind in zip(
+    checked = [tuple(split_part(part, kind, number, y) for part, kind in zip(
         pair_of(split, number), ("train", "test")))
         for number, split in enumerate(splits)]
+    for number, (train, test) in enumerate(checked):
+        check_test_classes(train, test, number, y)
+    return checked
+
+
+def check_test_classes(train, test, number, y):
+    """Refuse a split whose test points all belong to classes its training
+    part lacks (the 3-NN error is then 1 at every beta: the split scores
+    nothing), and warn where some do (they count as errors at every beta).
+    """
+    tested = np.unique(y[test])
+    missing = np.setdiff1d(tested, y[train])
+    if missing.shape[0] == 0:
+        return
+    classes = [plain(label) for label in missing]
+    if missing.shape[0] == tested.shape[0]:
+        raise ValueError(
+            "The test part of split %d of cv holds only classes that its "
+            "train part lacks (%s): no metric classifies its points, so it "
+            "cannot score beta. Give a cv that shuffles the points and "
+            "keeps every class on both sides, such as an int (stratified "
+            "folds) or StratifiedKFold(shuffle=True)." % (number, classes))
+    warnings.warn(
+        "The test part of split %d of cv holds classes that its train part "
+        "lacks (%s): their points count as errors at every beta. A "
+        "stratified cv (an int cv is) keeps every class on both sides."
+        % (number, classes), UserWarning)
 
 
 def pair_of(split, number):
@@ -290,6 +324,10 @@ class SCML_SupervisedCV(SCML_Supervised):
         super()._check_params()
         if self.betas is not None:
             check_betas(self.betas)
+        if self.n_jobs == 0:
+            raise ValueError(
+                "n_jobs=0 runs no job: give None or 1 (one job), a number of "
+                "jobs, or -1 (one per core), as in scikit-learn.")
 
     def fit(self, X, y, groups=None):
         """Choose beta by cross-validation, then fit the metric on all points.

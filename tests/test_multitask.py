@@ -445,3 +445,32 @@ def test_task_metric_set_output_pandas(fitted):
     embedded = metric.transform(X)
     assert isinstance(embedded, pd.DataFrame)
     np.testing.assert_allclose(embedded.to_numpy(), model.transform(X, task="a"))
+
+
+def test_tasks_none_is_refused_and_names_the_single_task_learner():
+    # tasks=None used to fit one pooled row; a refit after a fit on tasks
+    # then left the old tasks_ beside it, and get_mahalanobis_matrix('a')
+    # returned the pooled metric.
+    X, y, tasks = two_task_data(30)
+    model = MultiTaskSCML_Supervised(**FAST).fit(X, y, tasks)
+    weights = model.weights_.copy()
+    for call in (lambda: model.fit(X, y, None),
+                 lambda: model.partial_fit(X, y, None)):
+        with pytest.raises(ValueError, match="needs tasks, one task label "
+                                             "per sample.*use SCML_Supervised"):
+            call()
+    np.testing.assert_array_equal(model.weights_, weights)
+    triplets = X[np.array([[0, 1, 2], [3, 4, 5]])]
+    for call in (lambda: MultiTaskSCML(**FAST).fit(triplets, None),
+                 lambda: MultiTaskSCML(**FAST).partial_fit(triplets, None)):
+        with pytest.raises(ValueError, match="per triplet.*use SCML\\."):
+            call()
+
+
+def test_per_task_input_errors_name_the_learner(fitted):
+    model, X, y, tasks = fitted
+    for call in (lambda: model.transform(X[:, :3], task="a"),
+                 lambda: model.pair_distance(np.zeros((2, 2, 3)), task="a")):
+        with pytest.raises(ValueError, match="MultiTaskSCML_Supervised "
+                                             "\\(task 'a'\\) is expecting 6"):
+            call()

@@ -204,6 +204,12 @@ def test_cv_explicit_pairs_of_any_size(wine):
      "test part of split 0 of cv"),
     ([(np.arange(59), np.arange(59, 100))],
      "train part of split 0 of cv holds a single class"),
+    # Unshuffled folds of sorted labels test classes the training part
+    # never saw (KFold(3) on iris: the held-out error was 1 at every beta,
+    # and beta_ silently the largest).
+    ([(np.arange(59, 178), np.arange(59))],
+     "test part of split 0 of cv holds only classes that its train part "
+     "lacks \\(\\[0\\]\\)"),
 ])
 def test_bad_cv_names_cv(wine, cv, match):
     X, y = wine
@@ -230,3 +236,30 @@ def test_cv_splitter_and_pairs_in_grid_search_and_clone(wine):
     with pytest.raises(ValueError, match="split 0 of cv must be"):
         GridSearchCV(learner, {"k_genuine": [2, 3]}, cv=2,
                      scoring=lambda *args: 0.0, error_score="raise").fit(X, y)
+
+
+def test_cv_warns_where_a_test_part_holds_an_unseen_class(wine):
+    X, y = wine
+    rng = np.random.RandomState(0)
+    seen = rng.permutation(np.flatnonzero(y < 2))
+    unseen = np.flatnonzero(y == 2)
+    split = (seen[:90], np.concatenate([seen[90:], unseen[:10]]))
+    with pytest.warns(UserWarning, match="split 0 of cv holds classes that "
+                                         "its train part lacks \\(\\[2\\]\\)"):
+        SCML_SupervisedCV(**{**FAST_CV, "cv": [split]}).fit(X, y)
+
+
+def test_cv_n_jobs_zero_is_refused_before_any_work(wine):
+    X, y = wine
+    with pytest.raises(ValueError, match="n_jobs=0 runs no job"):
+        SCML_SupervisedCV(**{**FAST_CV, "n_jobs": 0}).fit(X, y)
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda X, y: (X, np.zeros(len(y))),
+     "y has a single class \\(0.0\\): scml_path needs"),
+    (lambda X, y: (X[:, :1] * 0, y), "scml_path found no basis element"),
+])
+def test_path_errors_name_scml_path(iris, make, match):
+    with pytest.raises(ValueError, match=match):
+        scml_path(*make(*iris), random_state=0)
