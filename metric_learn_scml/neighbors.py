@@ -95,7 +95,9 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         ``for_task``) or local (has ``local_weights`` and
         ``pairwise_distances``). Weakly supervised learners (fitted on
         pairs, triplets or quadruplets, such as :class:`SCML`) raise a
-        ``TypeError`` in ``fit``: use their ``_Supervised`` versions.
+        ``TypeError`` in ``fit``: use their ``_Supervised`` versions. A
+        learner with a ``preprocessor`` raises a ``ValueError``: the
+        classifier keeps and searches the points themselves.
     n_neighbors : int, default=3
         The paper uses 3.
 
@@ -141,6 +143,12 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         """
         validate_parameters(self)
         check_metric_learner(self.estimator)
+        if getattr(self.estimator, "preprocessor", None) is not None:
+            raise ValueError(
+                "%s has a preprocessor, but %s searches the training points "
+                "themselves: fit it on the points (X = preprocessor[indices]) "
+                "with a learner whose preprocessor is None." % (
+                    type(self.estimator).__name__, type(self).__name__))
         X, y = validate_data(self, X, y)
         check_label_types(y)
         check_classification_targets(y)

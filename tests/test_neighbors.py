@@ -258,3 +258,14 @@ def test_labels_of_mixed_types_name_y(wine_split):
     with pytest.raises(TypeError, match="y must hold class labels of one "
                                         "type"):
         MetricKNeighborsClassifier(SCML_Supervised(**FAST)).fit(X, mixed)
+
+
+def test_learner_with_a_preprocessor_is_refused_clearly(wine_split):
+    # Indices met scikit-learn's "Expected 2D array ... reshape(-1, 1)",
+    # whose advice fitted a one-feature metric on the index values.
+    X, _, y, _ = wine_split
+    knn = MetricKNeighborsClassifier(SCML_Supervised(preprocessor=X, **FAST))
+    for data in (np.arange(len(y)), np.arange(len(y))[:, None]):
+        with pytest.raises(ValueError, match="has a preprocessor, but "
+                                             "MetricKNeighborsClassifier"):
+            knn.fit(data, y)
