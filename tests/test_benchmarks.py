@@ -20,6 +20,7 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 from benchmarks import (breadth, cli, fit_time, global_table, local, memory, multitask,
                         protocol, report, results)
+from benchmarks import data
 from benchmarks.data import Dataset
 from metric_learn_scml import SCML_Supervised
 
@@ -643,12 +644,16 @@ def test_calibration_scores_every_preprocessing_on_the_tables_splits(toy, monkey
 
 
 def test_breadth_datasets_and_groups():
-    assert len(breadth.DATASETS) == 35
+    assert len(breadth.DATASETS) == 35 + 14
     assert list(breadth.DATASETS) == sorted(set(breadth.DATASETS))
-    # The rule is alphabetical alternation, and every dataset has a group.
-    assert breadth.SELECTION == breadth.DATASETS[0::2]
-    assert breadth.HELD_OUT == breadth.DATASETS[1::2]
+    # The rule is alphabetical alternation over the first 35, which the
+    # fresh group, added later, does not move; every dataset has a group.
+    first = sorted(set(breadth.DATASETS) - set(data.FRESH))
+    assert len(first) == 35 and len(data.FRESH) == 14
+    assert breadth.SELECTION == tuple(first[0::2])
+    assert breadth.HELD_OUT == tuple(first[1::2])
     assert set(breadth.GROUPS) == set(breadth.DATASETS)
+    assert {breadth.GROUPS[name] for name in data.FRESH} == {"fresh"}
 
 
 def _euclidean_error(load, seed=0):

@@ -119,6 +119,24 @@ def test_parse_keel_skips_headers_and_strips_labels():
         sources.parse_keel("x, 1, yes\no, 2, no\n")
 
 
+def test_parse_csv_table_drops_rows_with_missing_values_and_joins_targets():
+    text = ('"","sp","sex","FL","RW"\n"1","B","M",8.1,6.7\n"2","O","F",NA,7\n'
+            '"3","O","F",9.5,?\n"4","O","F",10,7.25\n')
+    parsed = sources.parse_csv_table(text, ("FL", "RW"), ("sp", "sex"))
+    np.testing.assert_array_equal(parsed["features"], [[8.1, 6.7], [10.0, 7.25]])
+    np.testing.assert_array_equal(parsed["labels"], ["B M", "O F"])
+    single = sources.parse_csv_table(text, ("FL",), "sp")
+    np.testing.assert_array_equal(single["labels"], ["B", "O", "O"])
+
+
+def test_parse_ts_reads_series_after_the_data_tag_and_skips_missing_ones():
+    text = ("#comment\n@problemName toy\n@classLabel true 1 2\n@data\n"
+            "1.0,2.5,3:1\n4,?,6:2\n-1,0,1e-1:2\n")
+    parsed = sources.parse_ts(text)
+    np.testing.assert_array_equal(parsed["features"], [[1.0, 2.5, 3.0], [-1.0, 0.0, 0.1]])
+    np.testing.assert_array_equal(parsed["labels"], ["1", "2"])
+
+
 def test_parse_orange_tab_finds_text_and_class_columns():
     text = "Text\tCategory\nstring\td\n\tclass\n\nhello world\tgreet\nbye now\tpart\n"
     texts, labels = sources.parse_orange_tab(text)
@@ -230,6 +248,21 @@ def test_load_keel_shapes(name, shape, n_classes):
     assert X.shape == shape and X.dtype == np.float64
     assert y.shape == (shape[0],) and len(np.unique(y)) == n_classes
     assert np.all(np.isfinite(X))
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name, shape, n_classes", [
+    ("glass", (214, 9), 6), ("crabs", (200, 5), 4), ("ripley_synth", (1250, 2), 2),
+    ("skulls", (150, 4), 5), ("penguins", (342, 4), 3), ("phishing", (1250, 9), 2),
+    ("italy_power", (1096, 24), 2), ("arrowhead", (211, 251), 3),
+    ("osuleaf", (442, 427), 6), ("ecoli1", (336, 7), 2), ("haberman", (306, 3), 2),
+    ("new-thyroid1", (215, 5), 2), ("page-blocks0", (5472, 10), 2),
+    ("yeast1", (1484, 8), 2),
+])
+def test_fresh_datasets_shapes(name, shape, n_classes):
+    X, y = _load_or_skip(data.DATASETS[name].load)
+    assert X.shape == shape and X.dtype == np.float64 and np.all(np.isfinite(X))
+    assert y.shape == (shape[0],) and len(np.unique(y)) == n_classes
 
 
 @pytest.mark.realdata

