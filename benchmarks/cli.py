@@ -64,6 +64,7 @@ from threadpoolctl import threadpool_limits
 from . import (basis_size, breadth, calibration, cone, exact, fit_time, global_table, local,
                memory, multitask, report, scale, shipped)
 from .data import DEFAULT_PREPROCESSING, PREPROCESSINGS, SHIPPED
+from .protocol import UnknownNameError
 from .results import (RESULTS_DIR, SUMMARY_COLUMNS, format_error, keep_summaries,
                       markdown_table, merge_records, pivot, results_table, summarise,
                       write_csv)
@@ -266,6 +267,9 @@ def finish_breadth(args, name, records, start, preprocessing):
 
 def run_report(args, progress):
     out = args.out or RESULTS_DIR
+    if not Path(out).is_dir():
+        sys.exit("python -m benchmarks: error: --out %s is not a folder of results "
+                 "(the CSV files of earlier runs)" % out)
     print(report.write_page(out))
     print("\n".join(report.check(out)))
 
@@ -386,17 +390,20 @@ def parse_args(argv=None):
     return args
 
 
-def _natural(text):
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be a non-negative integer, got %s" % text)
-    return value
+def _integer_at_least(low, what):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError("must be a %s integer, got %r" % (what, text))
+        return value
+    return parse
 
 
-def _positive_int(text):
-    if _natural(text) < 1:
-        raise argparse.ArgumentTypeError("must be a positive integer, got %s" % text)
-    return int(text)
+_natural = _integer_at_least(0, "non-negative")
+_positive_int = _integer_at_least(1, "positive")
 
 
 RUNS = {"global": run_global, "local": run_local, "multitask": run_multitask,
@@ -412,11 +419,18 @@ def main(argv=None):
         # Its fits run in processes of their own, with options of its own.
         return scale.main(argv[1:])
     args = parse_args(argv)
+    if args.command == "scale":
+        # Options before it: scale parses options of its own.
+        sys.exit("python -m benchmarks: error: give scale first, then its own options "
+                 "(python -m benchmarks scale --help)")
     args.commit = git_commit()
     # Two threads on a busy 2-core machine make k-means and neighbour searches
     # many times slower (DESIGN.md section 5): every method is timed on one.
-    with threadpool_limits(limits=1):
-        RUNS[args.command](args, Progress())
-        if args.command == "global" and not args.quick:
-            run_memory(args)
+    try:
+        with threadpool_limits(limits=1):
+            RUNS[args.command](args, Progress())
+            if args.command == "global" and not args.quick:
+                run_memory(args)
+    except UnknownNameError as error:
+        sys.exit("python -m benchmarks: error: %s" % error)
     return 0

@@ -178,10 +178,16 @@ def n_active(model):
     return getattr(getattr(model, "estimator_", model), "n_active_basis_", np.nan)
 
 
+class UnknownNameError(ValueError):
+    """A dataset or method name that no registry holds (the command line
+    reports it as a usage error)."""
+
+
 def lookup(names, registry, kind):
     """Keys of ``registry`` for command-line names: keys or ``name`` attributes.
 
-    None selects every key; an unknown name raises a ``ValueError``.
+    None selects every key; an unknown name raises an
+    :class:`UnknownNameError` (a ``ValueError``).
     """
     if names is None:
         return list(registry)
@@ -191,6 +197,6 @@ def lookup(names, registry, kind):
         by_name[getattr(entry, "name", key).lower()] = key
     unknown = [name for name in names if name.lower() not in by_name]
     if unknown:
-        raise ValueError("unknown %s %s: choose from %s" % (
+        raise UnknownNameError("unknown %s %s: choose from %s" % (
             kind, ", ".join(map(repr, unknown)), ", ".join(registry)))
     return [by_name[name.lower()] for name in names]

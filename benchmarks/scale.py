@@ -393,7 +393,10 @@ def parse_args(argv=None):
     parser.add_argument("--one", nargs=2, metavar=("METHOD", "N"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if min(args.sizes) < 1:
+        parser.error("--sizes must be positive numbers of points, got %s" % args.sizes)
+    return args
 
 
 def main(argv=None):

@@ -134,6 +134,30 @@ def test_parse_args_rejects_bad_input(argv, capsys):
     assert "usage" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["global", "--splits", "-1"], "--splits: must be a positive integer, got '-1'"),
+    (["global", "--splits", "abc"], "--splits: must be a positive integer, got 'abc'"),
+])
+def test_bad_integers_say_what_is_accepted(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        cli.parse_args(argv)
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--quick", "scale"], "give scale first"),
+    (["breadth", "--quick", "--methods", "nosuch"], "unknown method 'nosuch'"),
+    (["global", "--quick", "--datasets", "nosuch"], "unknown dataset 'nosuch'"),
+    (["report", "--out", "/nonexistent/folder"], "is not a folder of results"),
+    (["scale", "--sizes", "0"], "--sizes must be positive"),
+])
+def test_command_line_errors_are_usage_errors_not_tracebacks(argv, message, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(argv)
+    assert stopped.value.code != 0
+    assert message in str(stopped.value.code) + capsys.readouterr().err
+
+
 def test_every_command_has_a_run():
     # scale parses its own options (benchmarks.scale.main).
     assert set(cli.RUNS) == set(cli.COMMANDS) - {"scale"}
