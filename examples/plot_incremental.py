@@ -72,7 +72,9 @@ print("partial_fit: %.1f %%, fit: %.1f %%, Euclidean: %.1f %%" % (
 # On a dask cluster
 # -----------------
 # ``Incremental`` needs a score for its ``score`` method; SCML_Supervised
-# is a transformer, so pass :func:`~metric_learn_scml.knn_scorer`. With
+# is a transformer, so pass :func:`~metric_learn_scml.knn_scorer`, and
+# score NumPy arrays (on dask arrays dask-ml takes a callable ``scoring``
+# for a metric of predictions, which a transformer has not). With
 # ``shuffle_blocks=False`` the blocks are learned in order, and the model
 # is the one of the ``partial_fit`` loop above over the same batches.
 # (Here an in-process cluster; a ``LocalCluster`` or a remote scheduler is

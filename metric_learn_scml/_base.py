@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._basis import default_n_basis, lda_basis, triplet_basis, union_basis
-from ._exact import EXACT_GAP_TOL, exact_phase
+from ._exact import EXACT_GAP_TOL, TripletProblem, beta_max, exact_phase
 from ._exact_group import exact_group_phase
 from ._selection import choose_beta, merges_points
 from ._solvers import components_from_weights, rda, scaled_differences
@@ -260,13 +260,28 @@ class _SCMLEstimator(_MetricLearner):
         if not (result.converged or incremental):
             warn_not_converged(self)
         if warn_empty and not result.weights.any():
-            warnings.warn(
-                "All basis weights are zero, so every distance is 0: %s=%g "
-                "is too large for this data; decrease it, or standardise the "
-                "features (the hinge loss has a unit margin, so the useful "
-                "beta shrinks with the square of the data's scale)."
-                % (self._stage_name(), self.beta_),
-                UserWarning)
+            # beta_max: the smallest beta that keeps no element (0 when no
+            # element lowers the loss of these triplets at all).
+            if self.beta_ > 0 and n_tasks == 1 and beta_max(
+                    TripletProblem(differences, triplet_pairs)) > 0:
+                cause = (
+                    "%s=%g is too large for this data; decrease it, or "
+                    "standardise the features (the hinge loss has a unit "
+                    "margin, so the useful beta shrinks with the square of "
+                    "the data's scale)" % (self._stage_name(), self.beta_))
+            elif self.beta_ > 0 and n_tasks > 1:
+                cause = (
+                    "%s=%g is too large for this data, or the triplets carry "
+                    "no order the basis can express" % (self._stage_name(),
+                                                        self.beta_))
+            else:
+                cause = (
+                    "no basis element lowers the loss at any %s, so the "
+                    "triplets carry no order the basis can express (for "
+                    "instance, each compares two equal points)"
+                    % self._stage_name())
+            warnings.warn("All basis weights are zero, so every distance is "
+                          "0: %s." % cause, UserWarning)
         return result.weights * unit ** 2
 
     def _chosen_beta(self):

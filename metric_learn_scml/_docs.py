@@ -18,7 +18,7 @@ PARAMETERS = {
         many tasks on a large union basis it can take minutes, hence not
         the default. ``'auto'`` is ``'exact'`` up to 50,000 triplets in all
         and ``'rda'`` beyond (and at ``beta=0``). A duality gap above
-        ``1e-4`` times the objective is not a certificate: the fit then
+        ``1e-3`` times the objective is not a certificate: the fit then
         warns (``ConvergenceWarning``).""",
     'neighbors': r"""    neighbors : 'auto', None or KNeighborsTransformer, default='auto'
         How the triplets' nearest neighbours are searched. ``None``: exactly
@@ -87,7 +87,7 @@ PARAMETERS = {
         the exact phase may take minutes; with ``beta='auto'`` it is
         ``'rda'``, the solver of the models beta was chosen among, and at
         ``beta=0`` too (no bound on the weights then keeps the linear
-        program well scaled). A duality gap above ``1e-4`` times the
+        program well scaled). A duality gap above ``1e-3`` times the
         objective is not a certificate: the fit then warns
         (``ConvergenceWarning``). The ``highs`` extra (highspy)
         warm-starts the exact phase's linear programs: the same optimum,

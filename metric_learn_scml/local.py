@@ -288,11 +288,29 @@ class _LocalModel(_SCMLEstimator):
                                  projected * projected))
 
     def pair_score(self, pairs):
-        """Opposite of :meth:`pair_distance` (higher means more similar)."""
+        """Opposite of :meth:`pair_distance` (higher means more similar).
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_pairs,)
+        """
         return -self.pair_distance(pairs)
 
     def score_pairs(self, pairs):
-        """Deprecated in metric-learn; use :meth:`pair_distance`."""
+        """Deprecated in metric-learn; use :meth:`pair_distance`.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+
+        Returns
+        -------
+        distances : ndarray of shape (n_pairs,)
+        """
         return self.pair_distance(pairs)
 
     def get_metric(self):
@@ -301,6 +319,10 @@ class _LocalModel(_SCMLEstimator):
         The distance uses the metric at ``u``; it can be passed to
         scikit-learn estimators that take a callable metric (which then
         call it in either order, so prefer :meth:`pairwise_distances`).
+
+        Returns
+        -------
+        metric : callable
         """
         check_is_fitted(self, "coef_")
 
@@ -367,6 +389,9 @@ _LOCAL_ATTRIBUTES = r"""
         Iterations of the local and global stages.
     beta_, global_beta_ : float
         The betas of the local and global stages (as given, or chosen).
+    dual_gap_ : float
+        Duality gap of the global stage's weights where its exact phase
+        ran; else NaN.
     kkt_residual_ : float
         How far the local parameters are from a stationary point of the
         local objective: the largest violation, over the non-zero columns

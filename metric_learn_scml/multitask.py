@@ -119,7 +119,7 @@ MULTITASK_PARAMETERS = (
     "batch_size:per_task", "tol:per_task", "n_iter_no_change",
     "solver:group", "verbose", "preprocessor", "random_state")
 MULTITASK_ATTRIBUTES = (
-    "tasks_", "mt:weights_", "mt:basis_", "active_basis_",
+    "tasks_", "beta_", "mt:weights_", "mt:basis_", "active_basis_",
     "mt:n_active_basis_", "n_active_basis_per_task_", "components_per_task_",
     "n_iter_", "mt:objective_", "objective_history_", "dual_gap_",
     "n_features_in_")
@@ -216,7 +216,17 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
         return self.for_task(task).get_mahalanobis_matrix()
 
     def get_metric(self, task=None):
-        """A function ``metric(u, v, squared=False)`` for one task's metric."""
+        """A function ``metric(u, v, squared=False)`` for one task's metric.
+
+        Parameters
+        ----------
+        task : label
+            One of ``tasks_`` (required).
+
+        Returns
+        -------
+        metric : callable
+        """
         return self.for_task(task).get_metric()
 
     def transform(self, X, task=None):
@@ -251,11 +261,33 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
         return self._on_task(task, "pair_distance", pairs)
 
     def pair_score(self, pairs, task=None):
-        """The opposite of :meth:`pair_distance` (higher is more similar)."""
+        """The opposite of :meth:`pair_distance` (higher is more similar).
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+        task : label
+            One of ``tasks_`` (required).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_pairs,)
+        """
         return -self.pair_distance(pairs, task=task)
 
     def score_pairs(self, pairs, task=None):
-        """Deprecated in metric-learn; use :meth:`pair_distance`."""
+        """Deprecated in metric-learn; use :meth:`pair_distance`.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+        task : label
+            One of ``tasks_`` (required).
+
+        Returns
+        -------
+        distances : ndarray of shape (n_pairs,)
+        """
         return self.pair_distance(pairs, task=task)
 
 
@@ -517,11 +549,32 @@ default='triplet_diffs'
 
         Ties give -1, and the labels are integers, as metric-learn's (and
         :class:`SCML`'s) ``predict``.
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+        tasks : array-like of shape (n_triplets,)
+
+        Returns
+        -------
+        labels : ndarray of shape (n_triplets,) of int
         """
         return 2 * (self.decision_function(triplets, tasks) > 0) - 1
 
     def score(self, triplets, tasks):
-        """Fraction of triplets whose ordering the task metrics respect."""
+        """Fraction of triplets whose ordering the task metrics respect.
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+        tasks : array-like of shape (n_triplets,)
+
+        Returns
+        -------
+        accuracy : float
+        """
         return float(np.mean(self.predict(triplets, tasks) == 1))
 
     def __sklearn_tags__(self):

@@ -217,7 +217,15 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
             if unknown.size:
                 raise ValueError("tasks %s were not seen in fit." % (
                     unknown.tolist(),))
+        else:
+            self._refuse_tasks(tasks)
         return X, tasks
+
+    def _refuse_tasks(self, tasks):
+        if tasks is not None and self.kind_ != "multitask":
+            raise ValueError(
+                "%s is not a multi-task learner: do not pass tasks= (they "
+                "would be ignored)." % type(self.estimator_).__name__)
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True,
                    tasks=None):
@@ -246,6 +254,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         n_neighbors = self.n_neighbors if n_neighbors is None else n_neighbors
         validate_value("n_neighbors", n_neighbors, [Interval("int", low=1)])
         if X is None:
+            self._refuse_tasks(tasks)
             distances, indices = self._training_neighbours(n_neighbors)
         else:
             X, tasks = self._check_predict_input(X, tasks)
@@ -356,7 +365,20 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         return self.classes_[np.argmax(self._vote_fractions(X, tasks), axis=1)]
 
     def score(self, X, y, sample_weight=None, tasks=None):
-        """Mean accuracy (``tasks`` for multi-task models)."""
+        """Mean accuracy of :meth:`predict` on ``X`` against ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+        y : array-like of shape (n_queries,)
+        sample_weight : array-like of shape (n_queries,), default=None
+        tasks : array-like of shape (n_queries,), default=None
+            Tasks of the queries (multi-task models only).
+
+        Returns
+        -------
+        accuracy : float
+        """
         return accuracy_score(y, self.predict(X, tasks),
                               sample_weight=sample_weight)
 

@@ -279,6 +279,13 @@ class SCML_SupervisedCV(SCML_Supervised):
     error_path_ : ndarray of shape (n_betas, n_splits)
         Held-out 3-NN error (fraction) of each beta on the test part of each
         split of ``cv``.
+    beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
+        ``betas_`` and the mean of ``error_path_`` over the splits (as
+        ``SCML_Supervised(beta='auto')`` names them).
+    euclidean_fallback_ : bool
+        Whether the Euclidean metric did better on the held-out points
+        than every beta by more than two standard errors; the model is
+        then the Euclidean metric, as for ``SCML_Supervised(beta='auto')``.
     components_, weights_, basis_, n_active_basis_, dual_gap_, n_iter_, objective_, objective_history_, n_features_in_
         Those of the refit, as in
         :class:`~metric_learn_scml.SCML_Supervised`.

@@ -47,3 +47,6 @@ def test_incremental_is_partial_fit_over_the_blocks(client, data):
     embedded = wrappers.ParallelPostFit(incremental.estimator_).transform(dX)
     np.testing.assert_allclose(embedded.compute(), local.transform(X),
                                rtol=1e-12)
+    # The documented score: NumPy arrays, the same number as knn_scorer.
+    assert incremental.score(X[:500], y[:500]) == pytest.approx(
+        knn_scorer(incremental.estimator_, X[:500], y[:500]))

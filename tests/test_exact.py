@@ -403,13 +403,24 @@ def test_exact_phase_warns_when_its_certificate_is_loose():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         model = SCML(solver="exact", random_state=0).fit(scaled_triplets(1.0))
-    assert model.dual_gap_ <= 1e-4 * model.objective_
+    assert model.dual_gap_ <= 1e-3 * model.objective_
+    # Fewer triplets (200 of 40 points): 1.4e-4, which a 1e-4 threshold
+    # flagged on a default fit.
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 3) * [1, 1, 5]
+    idx = rng.randint(0, 40, (200, 3))
+    near = ((X[idx[:, [0]]] - X[idx[:, 1:]])[..., :2] ** 2).sum(-1)
+    swap = near[:, 0] > near[:, 1]
+    idx[swap, 1:] = idx[swap, 1:][:, ::-1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        SCML(random_state=0).fit(X[idx])
     # The same beta on data ten times larger is a hundred times smaller
     # in the problem's units: the gap is no longer a certificate, and the
     # user is told, as the multi-task learners tell it.
     with pytest.warns(ConvergenceWarning, match="relative duality gap"):
         model = SCML(solver="exact", random_state=0).fit(scaled_triplets(10.0))
-    assert model.dual_gap_ > 1e-4 * model.objective_
+    assert model.dual_gap_ > 1e-3 * model.objective_
 
 
 def test_auto_solver_skips_the_lp_at_beta_zero():

@@ -269,3 +269,14 @@ def test_learner_with_a_preprocessor_is_refused_clearly(wine_split):
         with pytest.raises(ValueError, match="has a preprocessor, but "
                                              "MetricKNeighborsClassifier"):
             knn.fit(data, y)
+
+
+def test_tasks_are_refused_by_a_classifier_without_tasks(wine_split, global_knn):
+    # They were accepted, even of the wrong length, and ignored.
+    X_train, X_test, y_train, y_test = wine_split
+    for call in (lambda: global_knn.predict(X_test, tasks=np.zeros(3)),
+                 lambda: global_knn.predict_proba(X_test, tasks=np.zeros(len(y_test))),
+                 lambda: global_knn.score(X_test, y_test, tasks=np.zeros(len(y_test))),
+                 lambda: global_knn.kneighbors(tasks=np.zeros(len(y_train)))):
+        with pytest.raises(ValueError, match="not a multi-task learner"):
+            call()

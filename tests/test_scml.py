@@ -848,3 +848,19 @@ def test_metric_function_names_points_of_the_wrong_length(iris):
         metric(X[0, :3], X[1, :3])
     assert metric(X[0], X[1], squared=True) == pytest.approx(
         scml.pair_distance(X[None, :2])[0] ** 2)
+
+
+def test_zero_weights_warning_names_its_cause():
+    # Triplets that compare a point with two equal ones carry no order: the
+    # warning blamed beta ("decrease it") even at beta=0.
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 3)
+    idx = rng.randint(0, 60, (300, 3))
+    idx[:, 2] = idx[:, 1]
+    for beta in (0.0, 1e-5):
+        with pytest.warns(UserWarning, match="no basis element lowers the loss "
+                                             "at any beta"):
+            SCML(beta=beta, random_state=0).fit(X[idx])
+    idx = rng.randint(0, 60, (300, 3))
+    with pytest.warns(UserWarning, match="beta=1e\\+06 is too large"):
+        SCML(beta=1e6, random_state=0).fit(X[idx])
