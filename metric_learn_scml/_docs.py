@@ -112,7 +112,7 @@ PARAMETERS = {
         The model is then fitted on
         every point at that value (see :class:`SCML_SupervisedCV` for
         k-fold cross-validation). Where the Euclidean metric beats every
-        value on the held-out points by more than two standard errors, the
+        value on the held-out points by more than a standard error, the
         chosen value keeps no element, or the learned metric maps distinct
         training points onto one (on discrete data), the Euclidean metric
         is returned (``euclidean_fallback_``; beyond the paper: on data

@@ -283,9 +283,11 @@ class SCML_SupervisedCV(SCML_Supervised):
         ``betas_`` and the mean of ``error_path_`` over the splits (as
         ``SCML_Supervised(beta='auto')`` names them).
     euclidean_fallback_ : bool
-        Whether the Euclidean metric did better on the held-out points
-        than every beta by more than two standard errors; the model is
-        then the Euclidean metric, as for ``SCML_Supervised(beta='auto')``.
+        Whether the model is the Euclidean metric (the coordinate axes,
+        each of weight one), as ``SCML_Supervised(beta='auto')`` returns it
+        where the chosen beta keeps no element or the learned metric maps
+        distinct training points onto one. (The folds do not score the
+        Euclidean metric itself.)
     components_, weights_, basis_, n_active_basis_, dual_gap_, n_iter_, objective_, objective_history_, n_features_in_
         Those of the refit, as in
         :class:`~metric_learn_scml.SCML_Supervised`.

@@ -575,7 +575,7 @@ def test_auto_beta_scores_at_most_max_validation_points(monkeypatch):
     np.testing.assert_allclose(scored, np.round(scored), atol=1e-9)
 
 
-def test_euclidean_wins_only_beyond_two_standard_errors():
+def test_euclidean_wins_only_beyond_one_standard_error():
     from metric_learn_scml._selection import euclidean_wins, held_out_error
     X_fit = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
     y_fit = np.array([0, 0, 0, 1, 1, 1])
@@ -585,12 +585,12 @@ def test_euclidean_wins_only_beyond_two_standard_errors():
     assert euclidean == 0.0
     assert held_out_error(X_fit, y_fit, X_held, 1 - y_held) == 1.0
     assert euclidean_wins(0.3, euclidean, 100)
-    # 2 SE of an error of 0.03 on 100 points is 0.034, more than the gap
-    # to Euclidean's 0; of 0.1, 0.06, less than the gap.
-    assert not euclidean_wins(0.03, euclidean, 100)
-    assert euclidean_wins(0.1, euclidean, 100)
+    # 1 SE of an error of 0.005 on 100 points is 0.007, more than the gap
+    # to Euclidean's 0; of 0.03, 0.017, less than the gap.
+    assert not euclidean_wins(0.005, euclidean, 100)
+    assert euclidean_wins(0.03, euclidean, 100)
     # the same gap on fewer points is within the spread
-    assert not euclidean_wins(0.1, euclidean, 20)
+    assert not euclidean_wins(0.03, euclidean, 20)
 
 
 @pytest.mark.parametrize("n_samples, n_cuts", [(100, 5), (400, 2), (1000, 1)])
