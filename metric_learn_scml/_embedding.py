@@ -5,12 +5,17 @@ Learning", footnote on the embedding) gives every point :math:`x` the
 weights :math:`w_x = (A^T z_x + c)^2` of a kernel PCA embedding
 :math:`z_x \in \mathbb{R}^{D'}` with the RBF kernel
 
-.. math:: k(x, y) = \exp\!\big(-\|x - y\|^2 / \sigma\big),
+.. math:: k(x, y) = \exp\!\big(-\|x - y\|^2 / (2 \sigma^2)\big),
 
 :math:`\sigma` being the median Euclidean distance between training points
-(the paper's "bandwidth set to the median Euclidean distance in the data";
-the authors' code divides the squared distance by that median, not by its
-square). With :math:`K` the ``n x n`` training kernel,
+(the paper's "bandwidth set to the median Euclidean distance in the data",
+in the usual form of the Gaussian kernel). The authors' code divides the
+squared distance by the median distance itself, not by its square: a
+kernel that depends on the data's units, and that on standardised data
+decays as :math:`\exp(-\sqrt{2 d})` between typical points in :math:`d`
+dimensions, so that new points far from every training point (above
+about 50 features, most of them) all got nearly the same embedding, and
+the local model was a global one for them. With :math:`K` the ``n x n`` training kernel,
 :math:`H = I - \mathbf{1}\mathbf{1}^T / n` and :math:`H K H = V \Lambda V^T`
 (top :math:`D'` eigenpairs), training points get
 :math:`Z = V \Lambda^{1/2}` and a new point with kernel row
@@ -170,6 +175,9 @@ class KernelPCAEmbedding:
     bandwidth_ : float
         :math:`\sigma`, the median pairwise distance (between the
         landmarks for ``'nystroem'``; 1 if all the points coincide).
+    gamma_ : float
+        :math:`1 / (2 \sigma^2)`: the kernel is
+        :math:`\exp(-\gamma \|x - y\|^2)`.
     n_components_ : int
         Components kept.
     embedding_ : ndarray of shape (n_samples, n_components_)
@@ -190,6 +198,12 @@ class KernelPCAEmbedding:
         self.random_state = random_state
         self.method = method
         self.n_landmarks = n_landmarks
+
+    def _set_bandwidth(self, median):
+        """``bandwidth_`` (the median distance, 1 if all points coincide)
+        and the kernel's ``gamma_ = 1 / (2 bandwidth_**2)``."""
+        self.bandwidth_ = median if median > 0 else 1.0
+        self.gamma_ = 0.5 / self.bandwidth_ ** 2
 
     def fit(self, X):
         """Fit on training points ``X`` (n_samples, n_features), validated."""
@@ -222,8 +236,8 @@ class KernelPCAEmbedding:
         dtype = np.float32 if n_samples > _DENSE_LIMIT else np.float64
         squared = _squared_distances(X, dtype)
         median = _median_pair_distance(squared)
-        self.bandwidth_ = median if median > 0 else 1.0
-        kernel = np.exp(squared * dtype(-1.0 / self.bandwidth_), out=squared)
+        self._set_bandwidth(median)
+        kernel = np.exp(squared * dtype(-self.gamma_), out=squared)
         self.X_fit_ = X
         self.kernel_column_means_ = kernel.mean(axis=0, dtype=np.float64)
         self.kernel_mean_ = self.kernel_column_means_.mean()
@@ -263,8 +277,8 @@ class KernelPCAEmbedding:
         n_samples = int(counts.sum())
         squared = _squared_distances(distinct, np.float64)
         median = _median_pair_distance(squared, counts)
-        self.bandwidth_ = median if median > 0 else 1.0
-        kernel = np.exp(squared * (-1.0 / self.bandwidth_), out=squared)
+        self._set_bandwidth(median)
+        kernel = np.exp(squared * (-self.gamma_), out=squared)
         # Means over all the points: k(u_j, .) averaged with the counts.
         column_means = kernel @ (counts / n_samples)
         self.kernel_mean_ = float(column_means @ counts / n_samples)
@@ -319,11 +333,11 @@ class KernelPCAEmbedding:
                                          replace=False))]
         median = _median_pair_distance(_squared_distances(landmarks,
                                                           np.float64))
-        self.bandwidth_ = median if median > 0 else 1.0
+        self._set_bandwidth(median)
         # n_components = all the landmarks: Nystroem keeps them all (in an
         # order of its own) and gives N = K_LL^{-1/2} as normalization_.
         self.nystroem_ = Nystroem(
-            kernel="rbf", gamma=1.0 / self.bandwidth_, n_components=n_landmarks,
+            kernel="rbf", gamma=self.gamma_, n_components=n_landmarks,
             random_state=rng.randint(np.iinfo(np.int32).max)).fit(landmarks)
         normalization = self.nystroem_.normalization_
         # One pass: mean and covariance of the kernel rows k_xL, shifted by
@@ -361,7 +375,7 @@ class KernelPCAEmbedding:
         block = max(1, _DISTANCE_BLOCK_ELEMENTS // max(1, landmarks.shape[0]))
         for start in range(0, X.shape[0], block):
             yield rbf_kernel(X[start:start + block], landmarks,
-                             gamma=1.0 / self.bandwidth_)
+                             gamma=self.gamma_)
 
     def transform(self, X):
         """Embed points ``X`` (n, n_features), validated: (n, n_components_)."""
@@ -378,7 +392,7 @@ class KernelPCAEmbedding:
         for start in range(0, X.shape[0], block):
             kernel = euclidean_distances(X[start:start + block], self.X_fit_,
                                          squared=True)
-            np.exp(-kernel / self.bandwidth_, out=kernel)
+            np.exp(kernel * -self.gamma_, out=kernel)
             kernel -= self.kernel_column_means_
             out[start:start + block] = kernel @ self.projection_
         return out

@@ -132,7 +132,7 @@ def test_repeated_points_embed_as_their_full_kernel():
     squared = _squared_distances(X, np.float64)
     bandwidth = embedding_module._median_pair_distance(squared)
     assert fitted.bandwidth_ == pytest.approx(bandwidth, rel=1e-12)
-    kernel = np.exp(-squared / bandwidth)
+    kernel = np.exp(-squared / (2 * bandwidth ** 2))
     centring = np.eye(n_samples) - 1.0 / n_samples
     eigenvalues, eigenvectors = np.linalg.eigh(centring @ kernel @ centring)
     eigenvalues, eigenvectors = eigenvalues[::-1][:10], eigenvectors[:, ::-1][:, :10]
@@ -141,7 +141,7 @@ def test_repeated_points_embed_as_their_full_kernel():
     np.testing.assert_allclose(fitted.embedding_ * signs, expected, atol=1e-9)
     np.testing.assert_allclose(fitted.transform(X), fitted.embedding_, atol=1e-9)
     new = np.random.RandomState(1).randn(5, 3)
-    rows = np.exp(-_squared_new(new, X) / bandwidth) - kernel.mean(axis=0)
+    rows = np.exp(-_squared_new(new, X) / (2 * bandwidth ** 2)) - kernel.mean(axis=0)
     np.testing.assert_allclose(fitted.transform(new) * signs,
                                rows @ eigenvectors / np.sqrt(eigenvalues),
                                atol=1e-9)

@@ -65,7 +65,7 @@ def test_embedding_matches_kernel_pca_and_median_bandwidth():
     embedding = KernelPCAEmbedding(6, random_state=0).fit(X)
     distances = euclidean_distances(X)[np.triu_indices(80, 1)]
     assert embedding.bandwidth_ == pytest.approx(np.median(distances))
-    reference = KernelPCA(6, kernel="rbf", gamma=1 / embedding.bandwidth_,
+    reference = KernelPCA(6, kernel="rbf", gamma=0.5 / embedding.bandwidth_ ** 2,
                           eigen_solver="dense").fit(X)
     signs = np.sign((embedding.embedding_ * reference.transform(X)).sum(0))
     np.testing.assert_allclose(embedding.embedding_ * signs,
@@ -83,7 +83,7 @@ def test_embedding_arpack_path_matches_dense():
     # precision: the embedding must agree with the exact one to 1e-5.
     X = np.random.RandomState(1).randn(700, 3)
     embedding = KernelPCAEmbedding(5, random_state=0).fit(X)
-    reference = KernelPCA(5, kernel="rbf", gamma=1 / embedding.bandwidth_,
+    reference = KernelPCA(5, kernel="rbf", gamma=0.5 / embedding.bandwidth_ ** 2,
                           eigen_solver="dense").fit(X)
     exact = reference.transform(X[:50])
     signs = np.sign((embedding.embedding_[:50] * exact).sum(0))
@@ -659,3 +659,27 @@ def test_a_pandas_row_keeps_its_feature_names():
     np.testing.assert_allclose(metric,
                                model.get_mahalanobis_matrix(X.iloc[3:4])[0])
     assert isinstance(X.iloc[3], pd.Series)
+
+
+def test_embedding_is_the_same_in_any_units():
+    # The kernel was exp(-d**2 / median d): data in other units gave
+    # another embedding.
+    rng = np.random.RandomState(0)
+    X, X_new = rng.randn(80, 5), rng.randn(20, 5)
+    unit = KernelPCAEmbedding(6, random_state=0).fit(X)
+    scaled = KernelPCAEmbedding(6, random_state=0).fit(100.0 * X)
+    signs = np.sign((unit.embedding_ * scaled.embedding_).sum(0))
+    np.testing.assert_allclose(scaled.transform(100.0 * X_new) * signs,
+                               unit.transform(X_new), atol=1e-8)
+
+
+def test_new_points_get_weights_as_varied_as_the_training_points():
+    # On standardised data in 50 dimensions the old kernel was about
+    # exp(-10) between typical points: every new point got nearly the same
+    # embedding (weight spread 0.005 against 0.33 on the training points).
+    rng = np.random.RandomState(0)
+    X, X_new = rng.randn(200, 50), rng.randn(100, 50)
+    embedding = KernelPCAEmbedding(10, random_state=0).fit(X)
+    spread_train = embedding.embedding_.std(axis=0).mean()
+    spread_new = embedding.transform(X_new).std(axis=0).mean()
+    assert spread_new > 0.3 * spread_train
