@@ -864,3 +864,20 @@ def test_zero_weights_warning_names_its_cause():
     idx = rng.randint(0, 60, (300, 3))
     with pytest.warns(UserWarning, match="beta=1e\\+06 is too large"):
         SCML(beta=1e6, random_state=0).fit(X[idx])
+
+
+def test_features_on_very_different_scales_warn_and_name_the_fix(iris):
+    X, y = iris
+    scaled = X * [1e6, 1.0, 1e-3, 1.0]
+    with pytest.warns(UserWarning, match="differ by a factor of 1e\\+09.*"
+                                         "Standardise the features"):
+        SCML_Supervised(beta=1e-3, max_iter=500, random_state=0).fit(scaled, y)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        SCML_Supervised(beta=1e-3, max_iter=500, random_state=0).fit(X, y)
+        # Triplet learners check the points of their triplets.
+        triplets = triplets_from_labels(X, y)[:300]
+        SCML(beta=1e-3, max_iter=500, random_state=0).fit(X[triplets])
+    with pytest.warns(UserWarning, match="differ by a factor"):
+        SCML(beta=1e-3, max_iter=500, random_state=0).fit(scaled[triplets])
