@@ -23,7 +23,8 @@ from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
                     attributes, parameters)
 
 
-class SCML(_IncrementalFromTriplets, _FromTriplets, _LinearMetric,
+class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
+           _FromTriplets, _LinearMetric,
            _SCMLEstimator, _TripletsClassifierMixin):
     __doc__ = r"""Sparse Compositional Metric Learning from triplets (SCML-Global).
 

@@ -881,3 +881,14 @@ def test_features_on_very_different_scales_warn_and_name_the_fix(iris):
         SCML(beta=1e-3, max_iter=500, random_state=0).fit(X[triplets])
     with pytest.warns(UserWarning, match="differ by a factor"):
         SCML(beta=1e-3, max_iter=500, random_state=0).fit(scaled[triplets])
+
+
+def test_triplet_learner_names_its_output_features():
+    # SCML_Supervised had get_feature_names_out, SCML (the same transform,
+    # learned from triplets) had not.
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 3)
+    idx = rng.randint(0, 60, (300, 3))
+    model = SCML(random_state=0).fit(X[idx])
+    names = model.get_feature_names_out()
+    assert names.tolist() == ["scml%d" % i for i in range(model.transform(X).shape[1])]
