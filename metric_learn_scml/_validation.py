@@ -321,11 +321,14 @@ def check_scale(estimator, X):
 SCALE_SPREAD_WARNING = 1e4
 
 
-def warn_feature_scales(estimator, X):
+def warn_feature_scales(X):
     """Warn, naming the fix, when the features' scales differ by more than
-    ``SCALE_SPREAD_WARNING`` (constant features aside)."""
+    ``SCALE_SPREAD_WARNING``. Constant features are set aside, and so are
+    those whose spread is rounding noise of their values (the standard
+    deviation numpy computes for a constant column of 0.1 is about 1e-17)."""
     spread = X.std(axis=0)
-    varying = np.flatnonzero(spread > 0)
+    magnitude = np.abs(X).max(axis=0, initial=0.0)
+    varying = np.flatnonzero(spread > 1e-12 * magnitude)
     if varying.shape[0] < 2:
         return
     widest = varying[np.argmax(spread[varying])]
@@ -333,12 +336,11 @@ def warn_feature_scales(estimator, X):
     if spread[widest] > SCALE_SPREAD_WARNING * spread[narrowest]:
         warnings.warn(
             "The features' standard deviations differ by a factor of %.2g "
-            "(feature %d: %.3g, feature %d: %.3g): %s's basis, default beta "
-            "and triplet neighbours assume comparable scales. Standardise "
-            "the features (e.g. with sklearn.preprocessing.StandardScaler)."
+            "(feature %d: %.3g, feature %d: %.3g): SCML's basis, beta and "
+            "triplet neighbours assume comparable scales. Standardise the "
+            "features (e.g. with sklearn.preprocessing.StandardScaler)."
             % (spread[widest] / spread[narrowest], widest, spread[widest],
-               narrowest, spread[narrowest], type(estimator).__name__),
-            UserWarning)
+               narrowest, spread[narrowest]), UserWarning)
 
 
 def check_n_features(estimator, n_features, reset):
@@ -368,7 +370,7 @@ def validate_triplets(estimator, triplets, reset=True):
     check_scale(estimator, X)
     check_n_features(estimator, X.shape[1], reset)
     if reset:
-        warn_feature_scales(estimator, X)
+        warn_feature_scales(X)
     return indices, X
 
 
@@ -457,7 +459,7 @@ def validate_supervised(estimator, X, y, reset=True):
             "SCML triplets directly." % (kind, type(estimator).__name__))
     check_scale(estimator, X)
     if reset:
-        warn_feature_scales(estimator, X)
+        warn_feature_scales(X)
     if reset and np.unique(y).shape[0] < 2:
         raise ValueError(
             "y has a single class (%r): %s needs at least two classes to "

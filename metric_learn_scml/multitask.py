@@ -190,15 +190,18 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
             metric.feature_names_in_ = self.feature_names_in_
         return metric
 
-    def _on_task(self, task, method, data):
-        """``for_task(task).method(data)``, its input errors naming this
+    def _on_task(self, task, method, *data, **options):
+        """``for_task(task).method(*data)``, its input errors naming this
         learner and the task rather than the internal ``TaskMetric``."""
-        metric = self.for_task(task)
+        return self._naming_task(task, getattr(self.for_task(task), method),
+                                 *data, **options)
+
+    def _naming_task(self, task, function, *data, **options):
         try:
-            return getattr(metric, method)(data)
+            return function(*data, **options)
         except ValueError as error:
             raise ValueError(str(error).replace(
-                type(metric).__name__, "%s (task %r)" % (
+                TaskMetric.__name__, "%s (task %r)" % (
                     type(self).__name__, plain(task)))) from None
 
     def get_mahalanobis_matrix(self, task=None):
@@ -227,7 +230,11 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
         -------
         metric : callable
         """
-        return self.for_task(task).get_metric()
+        metric = self.for_task(task).get_metric()
+
+        def task_metric(u, v, squared=False):
+            return self._naming_task(task, metric, u, v, squared=squared)
+        return task_metric
 
     def transform(self, X, task=None):
         """Embed points with one task's linear map :math:`L_t`.

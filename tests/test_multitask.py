@@ -470,7 +470,9 @@ def test_tasks_none_is_refused_and_names_the_single_task_learner():
 def test_per_task_input_errors_name_the_learner(fitted):
     model, X, y, tasks = fitted
     for call in (lambda: model.transform(X[:, :3], task="a"),
-                 lambda: model.pair_distance(np.zeros((2, 2, 3)), task="a")):
+                 lambda: model.pair_distance(np.zeros((2, 2, 3)), task="a"),
+                 lambda: model.get_metric(task="a")(X[0, :3], X[1, :3])):
         with pytest.raises(ValueError, match="MultiTaskSCML_Supervised "
-                                             "\\(task 'a'\\) is expecting 6"):
+                                             "\\(task 'a'\\) (is expecting|"
+                                             "takes two points of) 6"):
             call()

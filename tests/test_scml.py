@@ -881,6 +881,12 @@ def test_features_on_very_different_scales_warn_and_name_the_fix(iris):
         SCML(beta=1e-3, max_iter=500, random_state=0).fit(X[triplets])
     with pytest.warns(UserWarning, match="differ by a factor"):
         SCML(beta=1e-3, max_iter=500, random_state=0).fit(scaled[triplets])
+    # A constant column is no scale: numpy's std of 0.1 repeated is about
+    # 1e-17, not 0, and warned of a factor of 7e15.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        SCML_Supervised(beta=1e-3, max_iter=500, random_state=0).fit(
+            np.column_stack([X, np.full(len(X), 0.1)]), y)
 
 
 def test_triplet_learner_names_its_output_features():
