@@ -82,6 +82,15 @@ class _LocalModel(_SCMLEstimator):
         self.global_beta_ = self.beta_
         if not (isinstance(self.beta, str) and self.beta == "auto"):
             self.beta_ = float(self.beta)
+        elif global_weights.any():
+            # With w = c**2, an element's global optimality condition
+            # dL/dw_k = -beta_g reads dL/dc_k = -2 beta_g c_k: at A = 0 the
+            # global optimum is a stationary point of the local objective
+            # for the elements with 2 beta_g c_k = beta. The median active
+            # element sets it; like c it scales as the data (beta_g as
+            # their square), so the model is the same in any units.
+            self.beta_ = 2.0 * self.global_beta_ * float(
+                np.median(np.sqrt(global_weights[global_weights > 0])))
         self.embedding_ = KernelPCAEmbedding(
             self.embedding_dim, random_state=self._rng,
             method=self.embedding_method,
@@ -511,7 +520,14 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     beta : 'auto' or float, default=1e-5
         Strength of the local stage's group penalty
         :math:`\beta \sum_k \|(a_k, c_k)\|_2` (the paper's value).
-        ``'auto'``: the global stage's beta.
+        ``'auto'``: the value at which the global optimum :math:`w^*` is
+        a stationary point of the local objective at :math:`A = 0` for its
+        median active element, :math:`2 \beta_g \operatorname{median}_k
+        \sqrt{w^*_k}` (:math:`\beta_g` the global stage's beta; with
+        :math:`w = c^2` the global condition :math:`\partial L / \partial
+        w_k = -\beta_g` reads :math:`\partial L / \partial c_k = -2
+        \beta_g c_k`). Like the roots it acts on, it scales as the data, so
+        the model is the same in any units. Beyond the paper.
     global_beta : 'auto', float or None, default='auto'
         Strength of the :math:`\ell_1` penalty of the global stage, the
         SCML-Global model the local stage starts from. ``'auto'`` chooses

@@ -683,3 +683,21 @@ def test_new_points_get_weights_as_varied_as_the_training_points():
     spread_train = embedding.embedding_.std(axis=0).mean()
     spread_new = embedding.transform(X_new).std(axis=0).mean()
     assert spread_new > 0.3 * spread_train
+
+
+def test_auto_local_beta_gives_the_same_model_in_any_units(wine_split):
+    # beta='auto' was the global stage's beta, which scales as the square
+    # of the data while the local penalty acts on roots that scale as the
+    # data: on wine times 1000 the local stage kept no element and 44 % of
+    # the predictions matched.
+    X_train, X_test, y_train, _ = wine_split
+    predictions = []
+    for scale in (1.0, 1000.0):
+        model = MetricKNeighborsClassifier(LocalSCML_Supervised(
+            beta="auto", embedding_dim=8, max_iter=2000, random_state=0))
+        predictions.append(model.fit(scale * X_train, y_train).predict(
+            scale * X_test))
+        local = model.estimator_
+        assert local.beta_ == pytest.approx(2 * local.global_beta_ * np.median(
+            np.sqrt(local.global_weights_[local.global_weights_ > 0])))
+    assert np.mean(predictions[0] == predictions[1]) > 0.95
