@@ -629,11 +629,13 @@ def test_global_beta_sets_the_global_stage_alone(iris):
     reference = SCML_Supervised(beta=1e-3, max_iter=2000, output_iter=100,
                                 random_state=0).fit(X, y)
     np.testing.assert_array_equal(model.global_weights_, reference.weights_)
-    # beta='auto': the local stage takes the global stage's beta
+    # beta='auto': the local stage's beta follows from the global stage's
     both = LocalSCML_Supervised(**{**FAST, "beta": "auto",
                                    "global_beta": 1e-3},
                                 embedding_dim=5).fit(X, y)
-    assert both.global_beta_ == both.beta_ == 1e-3
+    active = both.global_weights_[both.global_weights_ > 0]
+    assert both.global_beta_ == 1e-3
+    assert both.beta_ == pytest.approx(2e-3 * np.median(np.sqrt(active)))
     # From triplets: a float or None, never 'auto' (no labels to score)
     triplets = X[triplets_from_labels(X, y, 3, 10, random_state=0)]
     weak = LocalSCML(global_beta=1e-3, embedding_dim=5, max_iter=300,
