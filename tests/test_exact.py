@@ -432,6 +432,12 @@ def test_auto_solver_skips_the_lp_at_beta_zero():
         warnings.simplefilter("error", ConvergenceWarning)
         model = SCML(beta=0.0, random_state=0).fit(triplets)
     assert np.isnan(model.dual_gap_)
-    # Asked for, the LP runs, and its uncertified answer is flagged.
-    with pytest.warns(ConvergenceWarning, match="relative duality gap"):
-        SCML(beta=0.0, solver="exact", random_state=0).fit(triplets)
+    # Asked for, the LP runs; its answer is certified or flagged (the
+    # persistent HiGHS model of the highs extra stopped at a 12 % gap here,
+    # scipy's linprog afresh certifies 1.7e-8).
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SCML(beta=0.0, solver="exact", random_state=0).fit(triplets)
+    flagged = any("relative duality gap" in str(warning.message)
+                  for warning in caught)
+    assert flagged == (model.dual_gap_ > 1e-3 * model.objective_)
