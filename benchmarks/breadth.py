@@ -60,8 +60,9 @@ from .protocol import lookup, metric_error, n_active, stratified_split, subsampl
 from .results import markdown_table, pivot, summarise
 
 # Alphabetical alternation: a fixed rule that no result can move.
-SELECTION = tuple(sorted(KEEL_NUMERIC + SHIPPED))[0::2]
-HELD_OUT = tuple(sorted(KEEL_NUMERIC + SHIPPED))[1::2]
+_CHOSEN_ON = tuple(sorted(KEEL_NUMERIC + SHIPPED))
+SELECTION = _CHOSEN_ON[0::2]
+HELD_OUT = _CHOSEN_ON[1::2]
 DATASETS = tuple(sorted(KEEL_NUMERIC + SHIPPED + FRESH))
 GROUPS = {**dict.fromkeys(SELECTION, "selection"), **dict.fromkeys(HELD_OUT, "held-out"),
           **dict.fromkeys(FRESH, "fresh")}

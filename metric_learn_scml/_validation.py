@@ -26,7 +26,7 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from ._arrays import largest_magnitude
+from ._arrays import chunk_rows, largest_magnitude
 from ._triplets import triplets_to_indices
 
 
@@ -326,8 +326,17 @@ def warn_feature_scales(X):
     ``SCALE_SPREAD_WARNING``. Constant features are set aside, and so are
     those whose spread is rounding noise of their values (the standard
     deviation numpy computes for a constant column of 0.1 is about 1e-17)."""
-    spread = X.std(axis=0)
-    magnitude = np.abs(X).max(axis=0, initial=0.0)
+    # In blocks of rows: X.std and np.abs(X) would each hold a copy of X.
+    mean = X.mean(axis=0)
+    squares = np.zeros(X.shape[1])
+    magnitude = np.zeros(X.shape[1])
+    step = chunk_rows(X.shape[1])
+    for start in range(0, X.shape[0], step):
+        block = X[start:start + step] - mean
+        squares += np.einsum("ij,ij->j", block, block)
+        np.maximum(magnitude, np.abs(X[start:start + step]).max(axis=0),
+                   out=magnitude)
+    spread = np.sqrt(squares / X.shape[0])
     varying = np.flatnonzero(spread > 1e-12 * magnitude)
     if varying.shape[0] < 2:
         return
