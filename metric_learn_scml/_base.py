@@ -139,6 +139,14 @@ class _SCMLEstimator(_MetricLearner):
                              "phase." % self.max_new_elements)
 
     def _start_fit(self):
+        # A refit starts afresh: no fitted attribute of an earlier fit (a
+        # beta_path_ of beta='auto', a kkt_residual_ of the local model)
+        # outlives it, and partial_fit then starts a new run.
+        for name in [name for name in vars(self)
+                     if name.endswith("_") and not name.startswith("_")]:
+            delattr(self, name)
+        for name in ("_rda_state", "_unit"):
+            self.__dict__.pop(name, None)
         self._check_params()
         self._check_preprocessor()
         self._rng = check_random_state(self.random_state)

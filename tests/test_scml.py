@@ -898,3 +898,19 @@ def test_triplet_learner_names_its_output_features():
     model = SCML(random_state=0).fit(X[idx])
     names = model.get_feature_names_out()
     assert names.tolist() == ["scml%d" % i for i in range(model.transform(X).shape[1])]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_refit_leaves_no_attribute_of_the_earlier_fit(wine_split):
+    X_train, _, y_train, _ = wine_split
+    model = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    assert hasattr(model, "beta_path_")
+    model.set_params(beta=1e-4).fit(X_train, y_train)
+    assert not hasattr(model, "beta_path_")
+    assert not hasattr(model, "validation_error_path_")
+    assert model.beta_ == 1e-4
+    assert model.get_mahalanobis_matrix().shape == (X_train.shape[1],) * 2
+    # A refit on fewer features is a new model, partial_fit included.
+    model.fit(X_train[:, :5], y_train)
+    model.partial_fit(X_train[:, :5], y_train)
+    assert model.components_.shape[1] == 5
