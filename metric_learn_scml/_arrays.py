@@ -23,6 +23,43 @@ def largest_magnitude(X):
     return max(X.max(initial=0.0), -X.min(initial=0.0))
 
 
+# Points whose mean lies farther from the origin than this many times their
+# largest standard deviation are centred before distances are computed from
+# them: an expansion |a|^2 - 2 a.b + |b|^2 (scikit-learn's neighbours and
+# kernels) loses twice as many digits as the offset has over the spread
+# (data at 1e7 and 1e8 plus unit noise gave metrics 0.1 % and 17 % off, and
+# another beta='auto'). Below this ratio at most 6 of float64's 16 digits
+# go, and the data are used bit for bit as given (as after a StandardScaler).
+OFFSET_RATIO = 1e3
+
+
+def far_mean(X):
+    """The mean of the rows of ``X`` where it lies far from the origin
+    (see ``OFFSET_RATIO``), else None."""
+    if X.shape[0] == 0:
+        return None
+    mean = X.mean(axis=0)
+    if np.abs(mean).max(initial=0.0) > OFFSET_RATIO * X.std(axis=0).max(initial=0.0):
+        return mean
+    return None
+
+
+def centred(X):
+    """``X`` minus its mean where that lies far from the origin, else ``X``
+    itself: the same differences, without the offset's lost digits."""
+    mean = far_mean(X)
+    return X if mean is None else X - mean
+
+
+def binary_scales(values, axis):
+    """Per slice, the power of two ``f`` that brings ``max |v * f|`` into
+    [0.5, 1) (1 for an all-zero slice): exact rescaling, for sums of
+    squares and fourth powers that would otherwise overflow (beyond about
+    1e77) or underflow."""
+    largest = np.abs(values).max(axis=axis)
+    return np.ldexp(1.0, -np.frexp(largest)[1])
+
+
 def unit_scale(X):
     """The power of two ``f`` that brings ``max |X * f|`` into [0.5, 1).
 

@@ -24,20 +24,22 @@ import numpy as np
 from metric_learn.base_metric import BaseMetricLearner, MahalanobisMixin
 from metric_learn._util import ArrayIndexer
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
+from sklearn.utils import ClassifierTags, TransformerTags, check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from ._arrays import centred, largest_magnitude
 from ._basis import default_n_basis, lda_basis, triplet_basis, union_basis
 from ._exact import EXACT_GAP_TOL, TripletProblem, beta_max, exact_phase
 from ._exact_group import exact_group_phase
 from ._selection import choose_beta, merges_points
-from ._solvers import components_from_weights, rda, scaled_differences
+from ._solvers import (components_from_weights, rda, rda_state_for,
+                       scaled_differences)
 from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
 from ._validation import (ArrayLike, HasMethods, Interval, Options,
                           PointIndexer, check_basis_array,
                           check_metric_points, check_same_label_type,
-                          check_points, no_basis_error,
+                          check_points, forget_fit, no_basis_error,
                           plain, task_labels, validate_parameters,
                           validate_supervised, validate_triplets)
 
@@ -61,6 +63,26 @@ def store_parameters(estimator, values):
     for name, value in values.items():
         if name not in ("self", "__class__"):
             setattr(estimator, name, value)
+
+
+# partial_fit warns when a batch's largest value is this many times larger
+# or smaller than the first batch's (a metric learned in the first batch's
+# units; the largest value of batches of one distribution moves far less).
+BATCH_SCALE_RATIO = 100.0
+
+
+def warn_batch_scale(estimator, X):
+    """Warn when ``X`` (a later ``partial_fit`` batch) is at another scale
+    than the batch that set the model's units."""
+    # _unit brought the first batch's largest value into [0.5, 1).
+    ratio = largest_magnitude(centred(X)) * estimator._unit
+    if not 0.5 / BATCH_SCALE_RATIO <= ratio <= BATCH_SCALE_RATIO:
+        warnings.warn(
+            "%s.partial_fit: this batch's values are about %.0e times those "
+            "of the first batch, whose units the model keeps (its distances "
+            "scale with the square of the data). Scale every batch alike, "
+            "for instance with a StandardScaler fitted on the first." % (
+                type(estimator).__name__, ratio), UserWarning)
 
 
 def warn_not_converged(estimator, stage=""):
@@ -106,6 +128,9 @@ class _SCMLEstimator(_MetricLearner):
 
     _tuple_size = 3
     _basis_options = ()
+    # Set last by a successful fit: the model is fitted when it exists
+    # (a fit that raised may leave beta_ or n_features_in_ behind).
+    _fitted_attribute = "components_"
     _auto_beta = False
     # The multi-task learners' exact phase is the group one (an SOCP).
     _group_exact = False
@@ -127,6 +152,17 @@ class _SCMLEstimator(_MetricLearner):
         "max_new_elements": [Interval("int", low=0)],
     }
 
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, self._fitted_attribute)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Every learner with a transform maps float64 points to float64
+        # (the multi-task ones per task).
+        if hasattr(self, "transform") and tags.transformer_tags is None:
+            tags.transformer_tags = TransformerTags(preserves_dtype=["float64"])
+        return tags
+
     def _check_params(self):
         constraints = {"basis": [Options(*self._basis_options),
                                  ArrayLike("(n_basis, n_features)")]}
@@ -139,15 +175,12 @@ class _SCMLEstimator(_MetricLearner):
                              "phase." % self.max_new_elements)
 
     def _start_fit(self):
-        # A refit starts afresh: no fitted attribute of an earlier fit (a
-        # beta_path_ of beta='auto', a kkt_residual_ of the local model)
-        # outlives it, and partial_fit then starts a new run.
-        for name in [name for name in vars(self)
-                     if name.endswith("_") and not name.startswith("_")]:
-            delattr(self, name)
-        for name in ("_rda_state", "_unit"):
-            self.__dict__.pop(name, None)
         self._check_params()
+        # A refit starts afresh (once its parameters are known to be valid):
+        # no fitted attribute of an earlier fit (a beta_path_ of
+        # beta='auto', a kkt_residual_ of the local model) outlives it, and
+        # partial_fit then starts a new run.
+        forget_fit(self, ("_rda_state", "_unit"))
         self._check_preprocessor()
         self._rng = check_random_state(self.random_state)
         # 'auto' is resolved by the fit (see supervised_problem).
@@ -213,6 +246,8 @@ class _SCMLEstimator(_MetricLearner):
             raise no_basis_error(self)
         n_tasks = len(task_offsets) - 1
         state = getattr(self, "_rda_state", None) if incremental else None
+        if state is not None:
+            warn_batch_scale(self, X)
         # Pairs grouped by task: the objective then computes each task's
         # distances under its own weights only (T times fewer products).
         pairs, triplet_pairs, pair_offsets = pair_index(triplets, task_offsets)
@@ -235,6 +270,14 @@ class _SCMLEstimator(_MetricLearner):
                      n_iter_no_change=self.n_iter_no_change,
                      random_state=self._rng, verbose=self.verbose,
                      name=type(self).__name__, state=state, **schedule)
+        if not (np.isfinite(result.state.mean_gradient).all()
+                and np.isfinite(result.weights).all()):
+            # (Before anything is kept: the model stays as it was.)
+            raise ValueError(
+                "%s's solver state is no longer finite after this batch: its "
+                "values are far larger than those the model was fitted on. "
+                "Scale every batch alike (for instance with a StandardScaler "
+                "fitted on the first)." % type(self).__name__)
         self._rda_state, self._unit = result.state, unit
         if not incremental and self._exact(triplets.shape[0]):
             if self._group_exact:
@@ -260,6 +303,10 @@ class _SCMLEstimator(_MetricLearner):
                     ConvergenceWarning)
             # The phase's own shortfall is the warning above, not RDA's.
             result.converged = True
+            # partial_fit continues from the optimum, on the grown basis.
+            self._rda_state = rda_state_for(
+                self._rda_state, result.weights, self.beta_ * unit ** 2,
+                self.gamma)
         self.basis_ = basis
         self.n_iter_ = result.n_iter
         self.objective_ = result.objective
@@ -347,11 +394,17 @@ class _SCMLEstimator(_MetricLearner):
         resolves ``beta='auto'`` and draws the basis from its batch, as
         ``fit`` does; every call mines the triplets of its own batch and
         takes RDA steps from the running state of the calls (and fits)
-        before it.
+        before it. Later calls validate the parameters again, and a float
+        beta set between calls applies from the next one, as a learning
+        rate does in ``SGDClassifier.partial_fit``.
         """
         first = not hasattr(self, "_rda_state")
         if first:
             self._start_fit()
+        else:
+            self._check_params()
+            if not self._chosen_beta():
+                self.beta_ = float(self._stage_beta())
         X, triplets, offsets, basis = problem(self, *data, partial=not first)
         if triplets.shape[0] == 0:
             warnings.warn(
@@ -549,7 +602,7 @@ class _FromTriplets:
     """``fit(triplets)``: the weakly supervised learners."""
 
     @single_threaded
-    def fit(self, triplets):
+    def fit(self, triplets, y=None):
         """Learn the metric from triplets.
 
         Parameters
@@ -559,6 +612,9 @@ class _FromTriplets:
             Triplets of points, or of indices when a ``preprocessor`` is
             given, ordered so that ``d(t[0], t[1]) < d(t[0], t[2])`` is
             wanted.
+        y : None
+            Ignored: the order within each triplet is the supervision
+            (present so that ``Pipeline``, which passes ``y``, can fit it).
 
         Returns
         -------
@@ -567,12 +623,30 @@ class _FromTriplets:
         self._start_fit()
         return self._fit_problem(*triplet_problem(self, triplets))
 
+    def score(self, triplets, y=None):
+        """The fraction of ``triplets`` whose order the metric keeps.
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+        y : None
+            Ignored (as in :meth:`fit`).
+
+        Returns
+        -------
+        score : float
+        """
+        return super().score(triplets)
+
     def __sklearn_tags__(self):
         # metric-learn's mixin order hides ClassifierMixin's tags, so
         # is_classifier() and classification scorers would not see a
         # classifier of triplets.
         tags = super().__sklearn_tags__()
         tags.estimator_type = "classifier"
+        # A triplet is classified as ordered (+1) or not (-1).
+        tags.classifier_tags = ClassifierTags(multi_class=False)
         tags.target_tags.required = False
         return tags
 
@@ -622,7 +696,7 @@ class _IncrementalFromTriplets:
     whose kernel embedding needs every training point at once)."""
 
     @single_threaded
-    def partial_fit(self, triplets):
+    def partial_fit(self, triplets, y=None):
         """Learn from one more batch of triplets (incremental fitting).
 
         The first call builds the basis from its batch (or takes the
@@ -630,12 +704,16 @@ class _IncrementalFromTriplets:
         batch (``ceil(n_triplets / batch_size)`` steps, whatever
         ``max_iter``, as scikit-learn's ``SGDClassifier.partial_fit`` takes
         one pass) from the running state of the earlier calls, or of
-        ``fit``, and keeps the last iterate. The exact phase is not run.
+        ``fit`` (from its optimum where its exact phase ran), and keeps the
+        last iterate. The exact phase is not run. A float ``beta`` set
+        between calls applies from the next one.
 
         Parameters
         ----------
         triplets : array-like of shape (n_triplets, 3, n_features) or \
 (n_triplets, 3)
+        y : None
+            Ignored (as in :meth:`fit`).
 
         Returns
         -------
@@ -656,9 +734,12 @@ class _IncrementalFromLabels:
         mines the triplets of its own batch (a class may appear in any
         batch) and takes one epoch of RDA steps over its triplets
         (``ceil(n_triplets / batch_size)`` steps, whatever ``max_iter``)
-        from the running state of the earlier calls, or of ``fit``, keeping
-        the last iterate. The exact phase is not run. A batch that gives no
-        triplet leaves the model unchanged, with a warning.
+        from the running state of the earlier calls, or of ``fit`` (from
+        its optimum where its exact phase ran), keeping the last iterate.
+        The exact phase is not run. A float ``beta`` set between calls
+        applies from the next one. A batch that gives no triplet leaves the
+        model unchanged, with a warning; a batch far from the first one's
+        scale warns (the model keeps the first batch's units).
 
         Parameters
         ----------

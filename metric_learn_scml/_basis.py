@@ -45,7 +45,7 @@ import numpy as np
 from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.neighbors import NearestNeighbors
 
-from ._arrays import chunk_rows
+from ._arrays import binary_scales, centred, chunk_rows
 from ._triplets import distinct_rows
 
 # Smallest relative ridge of the within-region scatter (where Ledoit-Wolf
@@ -97,12 +97,18 @@ def ledoit_wolf_shrinkage(within_rows, gram=None):
         In ``[0, 1]``; 0 for a region whose rows are all zero.
     """
     n_regions, n_rows, n_features = within_rows.shape
+    if gram is None:
+        gram = within_gram(within_rows)
+    # The intensity is scale-free: compute it at a power-of-two scale per
+    # region (the same bits), where fourth powers neither overflow nor
+    # underflow whatever the data's units.
+    factors = binary_scales(within_rows, axis=(1, 2))
+    within_rows = within_rows * factors[:, None, None]
+    gram = gram * np.square(factors)[:, None, None]
     row_norms = np.einsum("rmd,rmd->rm", within_rows, within_rows)
     trace = row_norms.sum(axis=1) / n_rows
     mu = trace / n_features
     # ||C C^T||_F = ||C^T C||_F: the product in the smaller space.
-    if gram is None:
-        gram = within_gram(within_rows)
     scatter_norm = np.einsum("rab,rab->r", gram, gram) / n_rows ** 2
     spread = ((np.square(row_norms).sum(axis=1) / n_rows - scatter_norm)
               / (n_features * n_rows))
@@ -326,6 +332,7 @@ def lda_basis(X, y, n_basis, random_state=None):
     -------
     basis : ndarray of shape (n_basis_out, n_features)
     """
+    X = centred(X)   # directions do not move with the origin; digits do
     classes, class_index, class_counts = np.unique(
         y, return_inverse=True, return_counts=True)
     n_features = X.shape[1]
@@ -356,11 +363,11 @@ def lda_basis(X, y, n_basis, random_state=None):
             class_means = (np.add.reduceat(points, starts, axis=1)
                            / sizes[None, :, None])  # (regions, classes, features)
             region_mean = (sizes @ class_means) / sizes.sum()
-            centred = points - np.repeat(class_means, sizes, axis=1)
+            within = points - np.repeat(class_means, sizes, axis=1)
             between = ((class_means - region_mean[:, None, :])
                        * np.sqrt(sizes)[None, :, None])
             directions.append(discriminant_directions(
-                centred, np.swapaxes(between, 1, 2), num_eig, unit_rows=False))
+                within, np.swapaxes(between, 1, 2), num_eig, unit_rows=False))
         bases.append(unit_nonzero_rows(np.concatenate(directions)))
     return _trim(np.concatenate(bases), n_basis)
 
@@ -394,6 +401,7 @@ def triplet_basis(X, triplets, n_basis, random_state=None):
     -------
     basis : ndarray of shape (n_basis_out, n_features)
     """
+    X = centred(X)   # directions do not move with the origin; digits do
     n_features = X.shape[1]
     n_directions = min(TRIPLET_DIRECTIONS, n_features)
     centres = region_centres(

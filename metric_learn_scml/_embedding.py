@@ -55,6 +55,8 @@ from sklearn.kernel_approximation import Nystroem
 from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
 from sklearn.utils import check_random_state
 
+from ._arrays import far_mean
+
 # Eigenvalues below this fraction of the largest are treated as zero: their
 # directions carry no real variance of the training data.
 _RELATIVE_EIGENVALUE_FLOOR = 1e-6
@@ -182,6 +184,10 @@ class KernelPCAEmbedding:
         Components kept.
     embedding_ : ndarray of shape (n_samples, n_components_)
         :math:`Z` of the training points.
+    offset_ : ndarray of shape (n_features,) or None
+        The training mean, subtracted from every point before its
+        distances are computed, where it lies far from the origin
+        (:func:`~metric_learn_scml._arrays.far_mean`); None otherwise.
 
     Examples
     --------
@@ -215,6 +221,11 @@ class KernelPCAEmbedding:
                 or self.n_landmarks < 1):
             raise ValueError("n_landmarks must be a positive integer, got %r."
                              % (self.n_landmarks,))
+        # The kernel is of distances: far from the origin, centre first
+        # (and new points alike) so that their expansion keeps its digits.
+        self.offset_ = far_mean(X)
+        if self.offset_ is not None:
+            X = X - self.offset_
         self.method_ = ("nystroem" if self.method == "nystroem" or (
             self.method == "auto" and X.shape[0] >= NYSTROEM_MIN_SAMPLES)
             else "exact")
@@ -366,7 +377,7 @@ class KernelPCAEmbedding:
         self.kernel_mean_ = shift + offset
         # z_y = (k_yL - mean k) N^T V
         self.projection_ = normalization.T @ eigenvectors
-        self.embedding_ = self.transform(X)
+        self.embedding_ = self._embed(X)
         return self
 
     def _kernel_rows(self, X):
@@ -379,6 +390,10 @@ class KernelPCAEmbedding:
 
     def transform(self, X):
         """Embed points ``X`` (n, n_features), validated: (n, n_components_)."""
+        return self._embed(X if self.offset_ is None else X - self.offset_)
+
+    def _embed(self, X):
+        """:meth:`transform` of points already centred as in ``fit``."""
         out = np.empty((X.shape[0], self.n_components_))
         if self.method_ == "nystroem":
             start = 0

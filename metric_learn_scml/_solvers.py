@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._arrays import chunk_rows, unit_scale
+from ._arrays import centred, chunk_rows, unit_scale
 
 # Memory allowed for the table of squared differences of every distinct pair
 # (see SquaredDifferences). Letters with 3,000 points x 13 pairs and 1,000
@@ -236,6 +236,7 @@ def scaled_differences(X, basis, pairs, unit=None, **kwargs):
     ``unit`` is used instead (later batches of ``partial_fit`` keep the
     first one's).
     """
+    X = centred(X)
     unit = unit_scale(X) if unit is None else unit
     if X.shape[0] * basis.shape[0] * 8 > PROJECTION_BYTES:
         return SquaredDifferences(FactoredProjections(X * unit, basis), pairs,
@@ -522,6 +523,53 @@ def rda_iterate(total, threshold, step, t, grouped=True):
     np.maximum(weights, 0.0, out=weights)
     weights *= factor
     return weights
+
+
+def rda_state_for(state, weights, beta, gamma):
+    r"""An :class:`RDAState` whose iterate is ``weights`` (``partial_fit``
+    after a fit whose exact phase moved the weights, or grew the basis).
+
+    With the raw mean subgradient :math:`R = s \bar G_t`, the iterate of
+    :func:`rda_iterate` is :math:`W = \operatorname{prox}(-R, \beta)\,
+    \sqrt t / (\gamma s^2)` (the batch size cancels). Its inverse, column
+    by column, with :math:`a = \gamma s^2 / \sqrt t`: where
+    :math:`W_{:,k} \ne 0`, :math:`-R_{:,k} = (a + \beta / \|W_{:,k}\|)
+    W_{:,k}` on the positive entries, and :math:`R` is clipped at 0 from
+    below on the others; where :math:`W_{:,k} = 0`, the state's column is
+    kept if its iterate is zero, and otherwise its positive part of
+    :math:`-R_{:,k}` is shrunk to norm :math:`\beta` (the smallest change
+    that zeroes it). Columns beyond the state's (elements the exact phase
+    added) start from a zero mean. ``t`` and ``s`` are kept.
+
+    Parameters
+    ----------
+    state : RDAState
+    weights : ndarray of shape (T, K'), K' >= the state's K, non-negative
+        In the solver's units (those of ``beta``).
+    beta, gamma : float
+
+    Returns
+    -------
+    RDAState
+    """
+    t, scale = max(state.iteration, 1), state.scale
+    raw = np.zeros(weights.shape)
+    raw[:, :state.mean_gradient.shape[1]] = state.mean_gradient * scale
+    step = gamma * scale ** 2 / np.sqrt(t)
+    norms = np.sqrt(np.einsum("tk,tk->k", weights, weights))
+    active = norms > 0
+    # Columns the iterate keeps: -R = (a + beta / ||W||) W where W > 0.
+    pulled = -(step + beta / np.where(active, norms, 1.0)) * weights
+    positive = weights > 0
+    raw = np.where(positive, pulled,
+                   np.where(active[None, :], np.maximum(raw, 0.0), raw))
+    # Columns it zeroes: shrink the positive part of -R to norm beta.
+    excess = np.maximum(-raw, 0.0)
+    excess_norms = np.sqrt(np.einsum("tk,tk->k", excess, excess))
+    shrink = ~active & (excess_norms > beta)
+    factor = np.where(shrink, beta / np.where(shrink, excess_norms, 1.0), 1.0)
+    raw = np.where((raw < 0) & shrink[None, :], raw * factor[None, :], raw)
+    return RDAState(raw / scale, state.iteration, scale)
 
 
 def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,

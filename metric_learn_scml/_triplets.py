@@ -28,6 +28,8 @@ from sklearn.base import clone
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
+from ._arrays import centred
+
 # neighbors='auto' searches exactly below this many points (the reason is in
 # resolve_neighbors' notes).
 APPROXIMATE_MIN_SAMPLES = 2_000_000
@@ -368,6 +370,7 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, neighbors=None,
         If ``y`` has fewer than two classes, or no class has two members.
     """
     neighbors = resolve_neighbors(neighbors, X.shape[0], random_state)
+    X = centred(X)
     classes, class_index = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:
         raise ValueError(

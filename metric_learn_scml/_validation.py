@@ -26,7 +26,7 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from ._arrays import chunk_rows, largest_magnitude
+from ._arrays import binary_scales, chunk_rows, largest_magnitude
 from ._triplets import triplets_to_indices
 
 
@@ -149,6 +149,49 @@ class InvalidParameterError(ValueError, TypeError):
     """
 
 
+def check_index_triplets(triplets, n_points):
+    """``triplets`` as an (n, 3) int array of indices into ``n_points`` points.
+
+    Raises a ``ValueError`` naming ``triplets`` for another shape, a
+    non-integer dtype, or an index outside ``0..n_points - 1`` (numpy would
+    take -1 as the last point, silently).
+    """
+    triplets = np.asarray(triplets)
+    if triplets.ndim != 2 or triplets.shape[1] != 3 or triplets.shape[0] == 0:
+        raise ValueError("triplets must be a non-empty array of shape "
+                         "(n_triplets, 3) of indices into X, got shape %s."
+                         % (triplets.shape,))
+    if triplets.dtype.kind not in "iu":
+        raise ValueError("triplets must hold integer indices into X, got "
+                         "dtype %s." % triplets.dtype)
+    outside = (triplets < 0) | (triplets >= n_points)
+    if outside.any():
+        raise ValueError("triplets index the %d points of X, so their entries "
+                         "must lie in 0..%d; got %d." % (
+                             n_points, n_points - 1,
+                             triplets[outside].ravel()[0].item()))
+    return triplets
+
+
+def warn_score_pairs():
+    """metric-learn's ``FutureWarning`` for its deprecated ``score_pairs``
+    (which returns distances, not scores)."""
+    warnings.warn("score_pairs is deprecated, as in metric-learn: use "
+                  "pair_distance for distances, or pair_score for similarity "
+                  "scores.", FutureWarning, stacklevel=3)
+
+
+def forget_fit(estimator, private=()):
+    """Remove the fitted attributes of an earlier fit (the public ones,
+    ending in an underscore, and the named ``private`` ones), so that a
+    refit, or a failed one, leaves nothing of the model before it."""
+    for name in [name for name in vars(estimator)
+                 if name.endswith("_") and not name.startswith("_")]:
+        delattr(estimator, name)
+    for name in private:
+        estimator.__dict__.pop(name, None)
+
+
 def validate_parameters(estimator, extra=None):
     """Check every declared hyper-parameter of ``estimator``.
 
@@ -200,6 +243,9 @@ def check_basis_array(basis, n_features, n_basis):
             "basis has %d columns but the data has %d features: give an "
             "array of shape (n_basis, %d)." % (basis.shape[1], n_features,
                                                n_features))
+    # Rows at a power-of-two scale first: the same bits, and no norm that
+    # overflows (rows of 1e200) or underflows (1e-200) to inf or 0.
+    basis *= binary_scales(basis, axis=1)[:, None]
     norms = np.linalg.norm(basis, axis=1)
     if np.any(norms == 0):
         raise ValueError("basis has all-zero rows (%s): every basis row "

@@ -41,9 +41,11 @@ from ._embedding import KernelPCAEmbedding
 from ._solvers import (forward_backward, local_kkt_residual, local_objective,
                        local_weights, oriented_pairs, report,
                        scaled_differences)
+from ._arrays import far_mean
 from ._triplets import pair_index
-from ._validation import (Interval, Options, check_metric_points,
-                          check_tuples)
+from ._validation import (Interval, Options, check_index_triplets,
+                          check_metric_points, check_tuples,
+                          warn_score_pairs)
 
 
 class _LocalModel(_SCMLEstimator):
@@ -57,6 +59,8 @@ class _LocalModel(_SCMLEstimator):
     ``pairwise_distances(X, Y)``), and ``pair_distance``,
     ``pair_score`` and ``get_metric`` keep metric-learn's signatures.
     """
+
+    _fitted_attribute = "kkt_residual_"
 
     _parameter_constraints = {
         "global_beta": [Interval("float", low=0), None],
@@ -173,9 +177,9 @@ class _LocalModel(_SCMLEstimator):
         -------
         float
         """
-        check_is_fitted(self, "coef_")
+        check_is_fitted(self)
         X = self._check_points(X)
-        triplets = np.asarray(triplets)
+        triplets = check_index_triplets(triplets, X.shape[0])
         coef = self.coef_ if coef is None else coef
         intercept = self.intercept_ if intercept is None else intercept
         pairs, triplet_pairs = pair_index(triplets)
@@ -207,7 +211,7 @@ class _LocalModel(_SCMLEstimator):
         weights : ndarray of shape (n_samples, n_basis)
             Non-negative; column ``k`` weighs :math:`b_k b_k^T`.
         """
-        check_is_fitted(self, "coef_")
+        check_is_fitted(self)
         return self._weights_of(self._check_points(X))
 
     def get_mahalanobis_matrix(self, X):
@@ -223,7 +227,7 @@ class _LocalModel(_SCMLEstimator):
         M : ndarray of shape (n_features, n_features) for one point, (n_samples, n_features, n_features) for several
             Symmetric positive semi-definite.
         """
-        check_is_fitted(self, "coef_")
+        check_is_fitted(self)
         single = self.preprocessor_ is None and np.ndim(X) == 1
         if single:
             # A pandas row (df.iloc[i]) becomes a one-row frame, so that its
@@ -256,7 +260,7 @@ class _LocalModel(_SCMLEstimator):
         -------
         distances : ndarray of shape (n_samples_X, n_samples_Y)
         """
-        check_is_fitted(self, "coef_")
+        check_is_fitted(self)
         X = self._check_points(X)
         same = Y is None
         Y = X if same else self._check_points(Y)
@@ -265,6 +269,10 @@ class _LocalModel(_SCMLEstimator):
         weights = weights[:, active]
         X_projected = X @ self.basis_[active].T
         Y_projected = Y @ self.basis_[active].T
+        # The expansion below loses the digits of an offset: remove it.
+        offset = far_mean(Y_projected)
+        if offset is not None:
+            X_projected, Y_projected = X_projected - offset, Y_projected - offset
         distances = (weights * X_projected) @ (-2.0 * Y_projected.T)
         distances += np.einsum("nk,nk->n", weights,
                                X_projected * X_projected)[:, None]
@@ -290,7 +298,7 @@ class _LocalModel(_SCMLEstimator):
             :math:`\\sqrt{(x - x')^T T(x) (x - x')}` for each pair
             :math:`(x, x')`; not symmetric.
         """
-        check_is_fitted(self, "coef_")
+        check_is_fitted(self)
         pairs = check_tuples(self, pairs, 2)
         projected = (pairs[:, 0] - pairs[:, 1]) @ self.basis_.T
         return np.sqrt(np.einsum("nk,nk->n", self._weights_of(pairs[:, 0]),
@@ -320,6 +328,7 @@ class _LocalModel(_SCMLEstimator):
         -------
         distances : ndarray of shape (n_pairs,)
         """
+        warn_score_pairs()
         return self.pair_distance(pairs)
 
     def get_metric(self):
@@ -333,7 +342,7 @@ class _LocalModel(_SCMLEstimator):
         -------
         metric : callable
         """
-        check_is_fitted(self, "coef_")
+        check_is_fitted(self)
 
         def metric_fun(u, v, squared=False):
             u, v = check_metric_points(self, u, v)

@@ -24,10 +24,12 @@ small task weighs in the gradient as it does in the objective.
 """
 
 
+import warnings
+
 import numpy as np
 from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import check_array
+from sklearn.utils import ClassifierTags, check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (_FromLabels, _LinearMetric, _MetricLearner, _SCMLEstimator,
@@ -35,7 +37,8 @@ from ._base import (_FromLabels, _LinearMetric, _MetricLearner, _SCMLEstimator,
                     triplet_problem)
 from ._docs import attributes, parameters
 from ._solvers import components_from_weights
-from ._validation import checked_input, plain, require_tasks, task_codes
+from ._validation import (checked_input, plain, require_tasks, task_codes,
+                          warn_score_pairs)
 
 
 class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -134,6 +137,7 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
     """
 
     _group_exact = True
+    _fitted_attribute = "components_per_task_"
 
     def _fit_problem(self, X, triplets, task_offsets, basis,
                      incremental=False):
@@ -146,10 +150,22 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
         self.n_active_basis_per_task_ = np.count_nonzero(self.weights_, axis=1)
         self.components_per_task_ = [components_from_weights(row, self.basis_)
                                      for row in self.weights_]
+        empty = ~self.weights_.any(axis=1)
+        # (A model with no element at all has had its warning from _solve.)
+        if empty.any() and not empty.all():
+            warnings.warn(
+                "%s: the metric of task%s %s is zero, so every distance "
+                "within %s is 0: its triplets carry no order the basis can "
+                "express (for instance, its points are identical), or beta=%g "
+                "is too large for it." % (
+                    type(self).__name__, "s" if empty.sum() > 1 else "",
+                    ", ".join(repr(plain(task)) for task in self.tasks_[empty]),
+                    "them" if empty.sum() > 1 else "it", self.beta_),
+                UserWarning)
         return self
 
     def _task_index(self, task):
-        check_is_fitted(self, "tasks_")
+        check_is_fitted(self)
         if task is None:
             raise ValueError(
                 "%s learns one metric per task: pass task=<one of %s>, or use "
@@ -163,7 +179,7 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
 
     def _task_codes(self, tasks, n_expected, what):
         """Each label's index in ``tasks_``; unknown labels raise."""
-        check_is_fitted(self, "tasks_")
+        check_is_fitted(self)
         return task_codes(tasks, self.tasks_, n_expected, what)
 
     def for_task(self, task):
@@ -295,6 +311,7 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
         -------
         distances : ndarray of shape (n_pairs,)
         """
+        warn_score_pairs()
         return self.pair_distance(pairs, task=task)
 
 
@@ -539,7 +556,7 @@ default='triplet_diffs'
         scores : ndarray of shape (n_triplets,)
             Positive when ``b`` is closer to ``a`` than ``c`` is.
         """
-        check_is_fitted(self, "tasks_")
+        check_is_fitted(self)
         triplets = checked_input(self, triplets, type_of_inputs="tuples",
                                  tuple_size=3, dtype=np.float64)
         codes = self._task_codes(tasks, triplets.shape[0], "triplet")
@@ -588,5 +605,7 @@ default='triplet_diffs'
         # As for SCML: metric-learn's mixin order hides ClassifierMixin.
         tags = super().__sklearn_tags__()
         tags.estimator_type = "classifier"
+        # A triplet is classified as ordered (+1) or not (-1).
+        tags.classifier_tags = ClassifierTags(multi_class=False)
         tags.target_tags.required = True
         return tags

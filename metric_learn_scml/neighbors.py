@@ -29,8 +29,8 @@ from sklearn.utils.validation import (check_consistent_length,
                                       check_is_fitted, column_or_1d,
                                       validate_data)
 
-from ._validation import (Interval, check_label_types, validate_parameters,
-                          validate_value)
+from ._validation import (Interval, check_label_types, forget_fit, plain,
+                          validate_parameters, validate_value)
 
 # Query rows handled at once by the local model (bounds the memory of the
 # distance block to this many rows times the training size).
@@ -143,6 +143,8 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         """
         validate_parameters(self)
         check_metric_learner(self.estimator)
+        # A refit (of another kind of learner, say) keeps nothing of the last.
+        forget_fit(self, ("_y_index", "_X_fit", "_task_models", "_knn"))
         if getattr(self.estimator, "preprocessor", None) is not None:
             raise ValueError(
                 "%s has a preprocessor, but %s searches the training points "
@@ -176,7 +178,8 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
             for task in np.unique(tasks):
                 members = np.flatnonzero(tasks == task)
                 self._check_enough(members.shape[0],
-                                   "training points of task %r" % (task,))
+                                   "training points of task %r"
+                                   % (plain(task),))
                 model = self.estimator_.for_task(task)
                 self._task_models[task] = (members, model, KNeighborsClassifier(
                     self.n_neighbors).fit(model.transform(X[members]),

@@ -1,5 +1,7 @@
 """partial_fit: the RDA state carries over, batches mine their own triplets."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
@@ -7,7 +9,8 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from metric_learn_scml import (SCML, MultiTaskSCML, MultiTaskSCML_Supervised,
                                SCML_Supervised)
-from metric_learn_scml._solvers import rda, scaled_differences
+from metric_learn_scml._solvers import (RDAState, rda, rda_iterate, rda_state_for,
+                                       scaled_differences)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 
 FAST = dict(beta=1e-4, random_state=0)
@@ -208,3 +211,71 @@ def test_weakly_supervised_partial_fit():
         mt.partial_fit(triplets[batch], tasks[batch])
     assert mt.tasks_.tolist() == ["a", "b"]
     assert mt.score(test, tasks[:1500]) > max(0.9, euclidean + 0.1)
+
+
+@pytest.mark.parametrize("n_tasks", [1, 3])
+def test_rda_state_for_gives_the_weights_as_its_iterate(n_tasks):
+    # The state's RDA iterate (rda_iterate, as the next partial_fit step
+    # starts from) is the given weights; columns beyond the old state
+    # (elements the exact phase added) are covered; an old column whose
+    # iterate is already zero is kept as it is.
+    rng = np.random.RandomState(n_tasks)
+    old = RDAState(rng.randn(n_tasks, 20) * 0.5, 37, 0.8)
+    weights = np.maximum(rng.randn(n_tasks, 25), 0) * (rng.rand(25) < 0.4)
+    beta, gamma, batch = 0.3, 1.5, 16
+    state = rda_state_for(old, weights, beta, gamma)
+    t, scale = state.iteration, state.scale
+    total = state.mean_gradient * (batch * scale * t)
+    iterate = rda_iterate(total, t * batch * beta, gamma * batch * scale ** 2, t)
+    np.testing.assert_allclose(iterate, weights, atol=1e-12)
+    old_iterate = rda_iterate(old.mean_gradient * (batch * scale * t),
+                              t * batch * beta, gamma * batch * scale ** 2, t)
+    kept = ~weights[:, :20].any(axis=0) & ~old_iterate.any(axis=0)
+    assert kept.any()
+    np.testing.assert_array_equal(state.mean_gradient[:, :20][:, kept],
+                                  old.mean_gradient[:, kept])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SCML_Supervised(beta=1e-3, solver="exact", max_new_elements=20,
+                            random_state=0),
+    lambda: SCML_Supervised(beta=1e-3, solver="exact", random_state=0)])
+def test_partial_fit_continues_from_the_exact_optimum(blobs, make):
+    # The exact phase moves the weights (and may grow the basis); the next
+    # partial_fit starts from its optimum, not from RDA's iterate before it.
+    X, y = blobs[0][:400], blobs[1][:400]
+    model = make().fit(X, y)
+    optimum, n_basis = model.objective_, model.basis_.shape[0]
+    model.partial_fit(X, y)
+    assert model.basis_.shape[0] == n_basis
+    assert model.components_.shape[1] == X.shape[1]
+    # (From RDA's iterate before the phase: 1.049 on the second case.)
+    assert model.objective_ <= optimum * 1.025
+
+
+def test_a_beta_set_between_partial_fit_calls_applies(blobs):
+    X, y = blobs[0][:400], blobs[1][:400]
+    model = SCML_Supervised(**FAST).partial_fit(X[:200], y[:200])
+    with pytest.warns(UserWarning, match="beta=1000 is too large"):
+        model.set_params(beta=1e3).partial_fit(X[200:], y[200:])
+    assert model.beta_ == 1e3 and model.n_active_basis_ == 0
+    with pytest.raises(ValueError, match="beta"):
+        model.set_params(beta=-1.0).partial_fit(X, y)
+
+
+def test_a_batch_at_another_scale_warns_and_a_non_finite_state_is_refused(blobs):
+    X, y = blobs[0][:400], blobs[1][:400]
+    model = SCML_Supervised(**FAST).partial_fit(X[:200], y[:200])
+    with pytest.warns(UserWarning, match="Scale every batch alike"):
+        model.partial_fit(X[200:] * 1e3, y[200:])
+    model = SCML_Supervised(**FAST).partial_fit(X[:200], y[:200])
+    before = model.get_mahalanobis_matrix()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="no longer finite"):
+            model.partial_fit(X[200:] * 1e20, y[200:])
+    np.testing.assert_array_equal(model.get_mahalanobis_matrix(), before)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.partial_fit(X[200:], y[200:])
+    assert model.get_mahalanobis_matrix().any()

@@ -703,3 +703,38 @@ def test_auto_local_beta_gives_the_same_model_in_any_units(wine_split):
         assert local.beta_ == pytest.approx(2 * local.global_beta_ * np.median(
             np.sqrt(local.global_weights_[local.global_weights_ > 0])))
     assert np.mean(predictions[0] == predictions[1]) > 0.95
+
+
+def test_training_objective_refuses_indices_outside_the_points(iris, iris_model):
+    X, _ = iris
+    assert np.isfinite(iris_model.training_objective(X, [[0, 1, 149]]))
+    for bad, match in (([[0, 1, -1]], "0..149; got -1"),
+                       ([[0, 1, 150]], "0..149; got 150"),
+                       ([[0.0, 1.0, 2.0]], "integer"), ([0, 1, 2], "shape")):
+        with pytest.raises(ValueError, match=match):
+            iris_model.training_objective(X, bad)
+
+
+def test_score_pairs_is_deprecated_as_in_metric_learn(iris, iris_model):
+    X, _ = iris
+    pairs = np.stack([X[:5], X[5:10]], axis=1)
+    with pytest.warns(FutureWarning, match="pair_distance"):
+        scores = iris_model.score_pairs(pairs)
+    np.testing.assert_array_equal(scores, iris_model.pair_distance(pairs))
+
+
+def test_data_far_from_the_origin_give_the_local_model_of_centred_data(iris):
+    # The kernel embedding and pairwise_distances expand squared distances,
+    # which lose an offset's digits (at 1e9 a distance of 0 between
+    # distinct points, and 650 % off pair_distance).
+    # The reference is the data as stored at that offset, moved back.
+    X, y = iris
+    X = (X + 1e9) - 1e9
+    reference = LocalSCML_Supervised(embedding_dim=5, **FAST).fit(X, y)
+    shifted = LocalSCML_Supervised(embedding_dim=5, **FAST).fit(X + 1e9, y)
+    pairs = np.stack([X[:20], X[20:40]], axis=1)
+    np.testing.assert_allclose(shifted.pair_distance(pairs + 1e9),
+                               reference.pair_distance(pairs), rtol=1e-6)
+    distances = shifted.pairwise_distances(X[:20] + 1e9, X[20:40] + 1e9)
+    np.testing.assert_allclose(np.diag(distances),
+                               shifted.pair_distance(pairs + 1e9), rtol=1e-6)

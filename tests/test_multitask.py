@@ -476,3 +476,25 @@ def test_per_task_input_errors_name_the_learner(fitted):
                                              "\\(task 'a'\\) (is expecting|"
                                              "takes two points of) 6"):
             call()
+
+
+def test_score_pairs_is_deprecated_as_in_metric_learn(fitted):
+    model, X, _, tasks = fitted
+    pairs = np.stack([X[:5], X[5:10]], axis=1)
+    with pytest.warns(FutureWarning, match="pair_distance"):
+        scores = model.score_pairs(pairs, task=tasks[0])
+    np.testing.assert_array_equal(scores, model.pair_distance(pairs, task=tasks[0]))
+
+
+def test_a_task_whose_metric_is_zero_is_named_in_a_warning():
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 3)
+    y = np.tile([0, 1, 2], 20)
+    X[y == 1, 0] += 2
+    X[y == 2, 1] += 2
+    tasks = np.repeat(["a", "b"], 30)
+    X[tasks == "b"] = 1.0     # task b's points are all one point
+    with pytest.warns(UserWarning, match="metric of task 'b' is zero"):
+        model = MultiTaskSCML_Supervised(random_state=0).fit(X, y, tasks)
+    assert not model.get_mahalanobis_matrix("b").any()
+    assert model.get_mahalanobis_matrix("a").any()

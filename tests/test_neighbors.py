@@ -280,3 +280,23 @@ def test_tasks_are_refused_by_a_classifier_without_tasks(wine_split, global_knn)
                  lambda: global_knn.kneighbors(tasks=np.zeros(len(y_train)))):
         with pytest.raises(ValueError, match="not a multi-task learner"):
             call()
+
+
+def test_a_refit_keeps_nothing_of_another_kind_of_learner(wine_split):
+    X, _, y, _ = wine_split
+    tasks = np.arange(X.shape[0]) % 2
+    knn = MetricKNeighborsClassifier(MultiTaskSCML_Supervised(**FAST))
+    knn.fit(X, y, tasks=tasks)
+    assert knn.kind_ == "multitask"
+    knn.set_params(estimator=SCML_Supervised(**FAST)).fit(X, y)
+    assert knn.kind_ == "global"
+    assert not hasattr(knn, "_task_models") and not hasattr(knn, "_X_fit")
+
+
+def test_task_names_in_messages_are_plain(wine_split):
+    X, _, y, _ = wine_split
+    tasks = np.where(np.arange(X.shape[0]) < 3, 0, 1)
+    knn = MetricKNeighborsClassifier(MultiTaskSCML_Supervised(**FAST),
+                                     n_neighbors=5)
+    with pytest.raises(ValueError, match=r"of task 0: decrease"):
+        knn.fit(X, y, tasks=tasks)

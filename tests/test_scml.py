@@ -10,10 +10,12 @@ from sklearn.model_selection import GridSearchCV, cross_val_score, train_test_sp
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler, normalize
+from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.validation import check_is_fitted
 
-from metric_learn_scml import (LocalSCML_Supervised, MultiTaskSCML_Supervised,
-                               SCML, SCML_Supervised)
+from metric_learn_scml import (LocalSCML, LocalSCML_Supervised, MultiTaskSCML,
+                               MultiTaskSCML_Supervised, SCML, SCML_Supervised)
 from metric_learn_scml._triplets import triplets_from_labels
 
 
@@ -443,13 +445,14 @@ def test_features_at_a_tiny_scale_warn_with_the_fix(wine_split):
                                reference.pair_distance(pairs), rtol=1e-6)
 
 
-@pytest.mark.parametrize("scale", [1e-20, 1e20])
+@pytest.mark.parametrize("scale", [1e-90, 1e-20, 1e20, 1e90])
 def test_extreme_scales_give_the_model_of_the_unscaled_data(wine_split, scale):
     # Wine at 1e-20 underflowed the float32 table of squared differences:
     # about 20,000 numpy RuntimeWarnings, then a false "did not converge"
     # and "beta=0 is too large" (and data beyond 1e15 were refused). The
     # solvers work at unit scale, so it is the model of the unscaled data,
-    # in the user's units.
+    # in the user's units. Beyond about 1e77 the Ledoit-Wolf shrinkage of the
+    # basis overflowed its fourth powers (6.7 % off the unscaled metric).
     X_train, _, y_train, _ = wine_split
     reference = SCML_Supervised(beta=0.0, random_state=0).fit(X_train, y_train)
     with warnings.catch_warnings():
@@ -914,3 +917,71 @@ def test_refit_leaves_no_attribute_of_the_earlier_fit(wine_split):
     model.fit(X_train[:, :5], y_train)
     model.partial_fit(X_train[:, :5], y_train)
     assert model.components_.shape[1] == 5
+
+
+def test_a_refit_with_an_invalid_parameter_keeps_the_fitted_model(iris):
+    X, y = iris
+    model = SCML_Supervised(beta=1e-3, random_state=0).fit(X, y)
+    before = model.get_mahalanobis_matrix()
+    with pytest.raises(ValueError, match="beta"):
+        model.set_params(beta=-1.0).fit(X, y)
+    np.testing.assert_array_equal(model.get_mahalanobis_matrix(), before)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SCML_Supervised(random_state=0),
+    lambda: MultiTaskSCML_Supervised(random_state=0),
+    lambda: LocalSCML_Supervised(random_state=0)])
+def test_a_failed_fit_leaves_an_unfitted_model(iris, make):
+    # One class: the fit raises after validating the data (n_features_in_
+    # and beta_ are set by then); scikit-learn must not see a fitted model.
+    X, y = iris
+    model = make()
+    args = (X, np.zeros(X.shape[0])) + (
+        (np.arange(X.shape[0]) % 2,) if isinstance(
+            model, MultiTaskSCML_Supervised) else ())
+    with pytest.raises(ValueError):
+        model.fit(*args)
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+
+
+@pytest.mark.parametrize("learner", [SCML, LocalSCML])
+def test_triplet_learners_fit_in_a_pipeline(wine_triplets, learner):
+    # Pipeline passes y=None to its last step's fit.
+    train, test = wine_triplets
+    pipe = make_pipeline(learner(random_state=0, max_iter=300)).fit(train[:300])
+    assert pipe.score(test[:100]) > 0.5
+
+
+@pytest.mark.parametrize("learner", [SCML, LocalSCML, MultiTaskSCML])
+def test_triplet_classifiers_declare_binary_classifier_tags(learner):
+    tags = get_tags(learner())
+    assert tags.estimator_type == "classifier"
+    assert tags.classifier_tags is not None
+    assert not tags.classifier_tags.multi_class
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+def test_basis_arrays_of_any_scale_are_normalised(iris, scale):
+    X, y = iris
+    reference = SCML_Supervised(beta=1e-3, basis=np.eye(4), random_state=0)
+    scaled = SCML_Supervised(beta=1e-3, basis=np.eye(4) * scale, random_state=0)
+    np.testing.assert_array_equal(scaled.fit(X, y).get_mahalanobis_matrix(),
+                                  reference.fit(X, y).get_mahalanobis_matrix())
+
+
+@pytest.mark.parametrize("offset", [1e7, 1e9])
+def test_data_far_from_the_origin_give_the_model_of_centred_data(iris, offset):
+    # Neighbours and the basis' neighbourhoods came from expanded distances,
+    # which lose the offset's digits: at 1e8 the metric was 17 % off and
+    # beta='auto' chose another value.
+    # The reference is the data as stored at that offset, moved back.
+    X, y = iris
+    far = X + offset
+    reference = SCML_Supervised(random_state=0).fit(far - offset, y)
+    shifted = SCML_Supervised(random_state=0).fit(far, y)
+    assert shifted.beta_ == pytest.approx(reference.beta_, rel=1e-6)
+    M = reference.get_mahalanobis_matrix()
+    np.testing.assert_allclose(shifted.get_mahalanobis_matrix(), M,
+                               atol=1e-6 * np.abs(M).max())
