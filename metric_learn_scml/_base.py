@@ -44,6 +44,18 @@ from ._validation import (ArrayLike, HasMethods, Interval, Options,
                           validate_supervised, validate_triplets)
 
 
+def random_state_of(estimator):
+    """``check_random_state(estimator.random_state)``, with an error that
+    names the parameter."""
+    try:
+        return check_random_state(estimator.random_state)
+    except ValueError as error:
+        raise ValueError(
+            "random_state must be None, an int in 0..2**32 - 1 or a "
+            "numpy.random.RandomState, got %r (%s)." % (
+                estimator.random_state, error)) from None
+
+
 def single_threaded(fit):
     """Run ``fit`` with BLAS and OpenMP limited to one thread.
 
@@ -95,6 +107,11 @@ def warn_not_converged(estimator, stage=""):
         ConvergenceWarning)
 
 
+# Below this gamma, RDA's first steps overshoot so far that a zero model can
+# come from gamma rather than from beta (1e-5 zeroed 60 points in 3 dimensions
+# that gamma=1e-4 fitted); the zero-weights warning then names it too.
+SMALL_GAMMA = 1e-3
+
 # solver='auto' runs the exact phase up to this many triplets (about 1,650
 # points at 3 x 10 per point): its LPs grow with the triplets near the
 # margin, and nothing bounds their cost beyond.
@@ -111,6 +128,12 @@ class _MetricLearner(BaseMetricLearner):
     def _check_preprocessor(self):
         super()._check_preprocessor()
         if isinstance(self.preprocessor_, ArrayIndexer):
+            if np.ndim(self.preprocessor_.X) != 2:
+                raise ValueError(
+                    "An array preprocessor holds the points as rows, so it "
+                    "must be 2-D (n_points, n_features), got shape %s; for "
+                    "one feature use preprocessor.reshape(-1, 1)."
+                    % (np.shape(self.preprocessor_.X),))
             self.preprocessor_ = PointIndexer(self.preprocessor_.X)
 
     def _check_points(self, X):
@@ -182,7 +205,7 @@ class _SCMLEstimator(_MetricLearner):
         # partial_fit then starts a new run.
         forget_fit(self, ("_rda_state", "_unit"))
         self._check_preprocessor()
-        self._rng = check_random_state(self.random_state)
+        self._rng = random_state_of(self)
         # 'auto' is resolved by the fit (see supervised_problem).
         self.beta_ = None if self._chosen_beta() else float(self._stage_beta())
 
@@ -335,6 +358,10 @@ class _SCMLEstimator(_MetricLearner):
                     "triplets carry no order the basis can express (for "
                     "instance, each compares two equal points)"
                     % self._stage_name())
+            if self.gamma < SMALL_GAMMA:
+                cause += (" (or gamma=%g is too small: RDA's steps then "
+                          "overshoot; keep it near its default of 1)"
+                          % self.gamma)
             warnings.warn("All basis weights are zero, so every distance is "
                           "0: %s." % cause, UserWarning)
         return result.weights * unit ** 2

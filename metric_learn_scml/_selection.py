@@ -76,6 +76,13 @@ class LabelledPath:
                               scale=self.scale, **rda_parameters)
         return weights * self.unit ** 2
 
+    def objectives(self, betas, weights):
+        """The objective of each row of ``weights`` (user's units) at its
+        beta, in the problem's units (those of :meth:`solve`'s gaps)."""
+        return np.array([self.problem.objective(w / self.factor,
+                                                b * self.factor)
+                         for b, w in zip(betas, weights)])
+
     def solve(self, betas, start=None, guesses=None):
         """Optimal weights (user's units) for decreasing ``betas``, and gaps.
 

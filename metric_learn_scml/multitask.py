@@ -557,6 +557,7 @@ default='triplet_diffs'
             Positive when ``b`` is closer to ``a`` than ``c`` is.
         """
         check_is_fitted(self)
+        require_tasks(self, tasks, "triplet", "SCML")
         triplets = checked_input(self, triplets, type_of_inputs="tuples",
                                  tuple_size=3, dtype=np.float64)
         codes = self._task_codes(tasks, triplets.shape[0], "triplet")

@@ -15,9 +15,11 @@ import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, check_cv
 
 from ._base import single_threaded, store_parameters
+from ._exact import EXACT_GAP_TOL
 from ._selection import (BETA_RATIO_HIGH, LabelledPath, beta_grid, best_beta,
                          held_out_path_scores, labelled_basis)
 from ._validation import (HasMethods, Interval, IterableOf, plain,
@@ -122,14 +124,34 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
         # scml_path.
         raise type(error)(str(error).replace(type(model).__name__,
                                              "scml_path")) from None
+    largest = path.beta_max()
+    if not largest > 0:
+        warn_no_order("scml_path")
     if betas is None:
         # Sorted: with eps above 10**-0.5 the grid would increase.
-        betas = np.sort(beta_grid(path.beta_max(), n_betas, BETA_RATIO_HIGH,
+        betas = np.sort(beta_grid(largest, n_betas, BETA_RATIO_HIGH,
                                   eps))[::-1]
     # RDA at every beta in one run on shared batches: starts for the LPs.
     weights, gaps = path.solve(betas, guesses=path.solve_rda(
         betas, random_state=model._rng))
+    loose = gaps > EXACT_GAP_TOL * np.maximum(
+        path.objectives(betas, weights), 1e-300)
+    if loose.any():
+        warnings.warn(
+            "scml_path: the duality gap does not certify the optimum at "
+            "beta=%s (relative gap above %g): at beta=0, or far below the "
+            "useful range, no bound on the weights keeps the linear program "
+            "well scaled." % (", ".join("%.3g" % b for b in betas[loose]),
+                             EXACT_GAP_TOL), ConvergenceWarning)
     return betas, weights, gaps, basis
+
+
+def warn_no_order(who):
+    """Warn that no beta keeps an element (``beta_max`` is 0)."""
+    warnings.warn(
+        "%s: no basis element lowers the loss of the triplets (beta_max is "
+        "0), so every optimum is w = 0: the labels' neighbourhoods carry no "
+        "order the basis can express." % who, UserWarning)
 
 
 def cv_splits(cv, X, y, groups, seed):
@@ -372,6 +394,8 @@ class SCML_SupervisedCV(SCML_Supervised):
             path = LabelledPath(X, y, labelled_basis(self, X, y, self._rng),
                                 self.k_genuine, self.k_impostor, self._rng,
                                 self.neighbors)
+            if not path.beta_max() > 0:
+                warn_no_order(type(self).__name__)
             betas = beta_grid(path.beta_max(), self.n_betas,
                               BETA_RATIO_HIGH, self.eps)
         else:

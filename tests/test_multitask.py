@@ -498,3 +498,13 @@ def test_a_task_whose_metric_is_zero_is_named_in_a_warning():
         model = MultiTaskSCML_Supervised(random_state=0).fit(X, y, tasks)
     assert not model.get_mahalanobis_matrix("b").any()
     assert model.get_mahalanobis_matrix("a").any()
+
+
+def test_triplet_predictions_without_tasks_name_them():
+    rng = np.random.RandomState(0)
+    triplets = rng.randn(40, 3, 2)
+    model = MultiTaskSCML(random_state=0, max_iter=200).fit(
+        triplets, np.arange(40) % 2)
+    for method in (model.predict, model.decision_function, model.score):
+        with pytest.raises(ValueError, match="got tasks=None"):
+            method(triplets, None)

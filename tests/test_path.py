@@ -3,6 +3,7 @@ import pickle
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import (GridSearchCV, GroupKFold, KFold,
                                      ShuffleSplit, StratifiedKFold)
 from sklearn.neighbors import KNeighborsClassifier
@@ -263,3 +264,30 @@ def test_cv_n_jobs_zero_is_refused_before_any_work(wine):
 def test_path_errors_name_scml_path(iris, make, match):
     with pytest.raises(ValueError, match=match):
         scml_path(*make(*iris), random_state=0)
+
+
+def three_blobs():
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(60, 3), np.tile([0, 1, 2], 20)
+    X[y == 1, 0] += 2
+    X[y == 2, 1] += 2
+    return X, y
+
+
+def test_a_path_without_any_useful_element_warns():
+    # Two classes of three points whose neighbourhoods no direction orders.
+    X = three_blobs()[0][:6]
+    y = [0, 0, 0, 1, 1, 1]
+    with pytest.warns(UserWarning, match="beta_max is 0"):
+        betas, weights, _, _ = scml_path(X, y, random_state=0)
+    assert not betas.any() and not weights.any()
+    with pytest.warns(UserWarning, match="SCML_SupervisedCV: no basis element"):
+        model = SCML_SupervisedCV(cv=2, random_state=0).fit(X, y)
+    assert model.euclidean_fallback_
+
+
+def test_a_path_warns_where_its_gap_certifies_nothing():
+    X, y = three_blobs()
+    with pytest.warns(ConvergenceWarning, match="at beta=0 "):
+        _, _, gaps, _ = scml_path(X, y, betas=[1e-2, 1e-3, 0.0], random_state=0)
+    assert gaps[:2].max() < 1e-6 < gaps[2]

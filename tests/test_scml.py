@@ -985,3 +985,24 @@ def test_data_far_from_the_origin_give_the_model_of_centred_data(iris, offset):
     M = reference.get_mahalanobis_matrix()
     np.testing.assert_allclose(shifted.get_mahalanobis_matrix(), M,
                                atol=1e-6 * np.abs(M).max())
+
+
+def test_zero_weights_warning_names_a_tiny_gamma(iris):
+    X, y = iris
+    with pytest.warns(UserWarning, match="gamma=1e-06 is too small"):
+        SCML_Supervised(beta=1e-5, gamma=1e-6, solver="rda", max_iter=500,
+                        random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("random_state", [-1, 2 ** 32, "a"])
+def test_bad_random_state_is_named(iris, random_state):
+    X, y = iris
+    with pytest.raises(ValueError, match="random_state must be None"):
+        SCML_Supervised(random_state=random_state).fit(X, y)
+
+
+def test_a_one_dimensional_preprocessor_is_refused_with_the_fix(iris):
+    X, _ = iris
+    triplets = np.random.RandomState(0).randint(0, X.shape[0], (50, 3))
+    with pytest.raises(ValueError, match=r"reshape\(-1, 1\)"):
+        SCML(preprocessor=X[:, 0]).fit(triplets)
