@@ -39,8 +39,9 @@ from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
 from ._validation import (ArrayLike, HasMethods, Interval, Options,
                           PointIndexer, check_basis_array,
                           check_metric_points, check_same_label_type,
-                          check_points, forget_fit, no_basis_error,
-                          plain, task_labels, validate_parameters,
+                          check_points, check_tuples, forget_fit,
+                          no_basis_error, plain, task_labels,
+                          validate_parameters,
                           validate_supervised, validate_triplets)
 
 
@@ -649,6 +650,23 @@ class _FromTriplets:
         """
         self._start_fit()
         return self._fit_problem(*triplet_problem(self, triplets))
+
+    def decision_function(self, triplets):
+        """``d(a, c) - d(a, b)`` of each triplet (positive where its order
+        is kept).
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_triplets,)
+        """
+        check_is_fitted(self)
+        # Checked as triplets here: metric-learn's checks see its pairs.
+        return super().decision_function(check_tuples(self, triplets, 3))
 
     def score(self, triplets, y=None):
         """The fraction of ``triplets`` whose order the metric keeps.

@@ -1006,3 +1006,12 @@ def test_a_one_dimensional_preprocessor_is_refused_with_the_fix(iris):
     triplets = np.random.RandomState(0).randint(0, X.shape[0], (50, 3))
     with pytest.raises(ValueError, match=r"reshape\(-1, 1\)"):
         SCML(preprocessor=X[:, 0]).fit(triplets)
+
+
+@pytest.mark.parametrize("learner", [SCML, LocalSCML])
+def test_triplets_of_the_wrong_width_are_called_triplets(wine_triplets, learner):
+    train, _ = wine_triplets
+    model = learner(random_state=0, max_iter=200).fit(train[:200])
+    for method in (model.score, model.predict, model.decision_function):
+        with pytest.raises(ValueError, match="triplets have 2 features"):
+            method(train[:10, :, :2])
