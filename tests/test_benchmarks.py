@@ -668,16 +668,32 @@ def test_calibration_scores_every_preprocessing_on_the_tables_splits(toy, monkey
 
 
 def test_breadth_datasets_and_groups():
-    assert len(breadth.DATASETS) == 35 + 14
+    assert len(breadth.DATASETS) == 35 + 14 + 11
     assert list(breadth.DATASETS) == sorted(set(breadth.DATASETS))
     # The rule is alphabetical alternation over the first 35, which the
-    # fresh group, added later, does not move; every dataset has a group.
-    first = sorted(set(breadth.DATASETS) - set(data.FRESH))
-    assert len(first) == 35 and len(data.FRESH) == 14
+    # fresh and generated groups, added later, do not move; every dataset
+    # has a group.
+    first = sorted(set(breadth.DATASETS) - set(data.FRESH) - set(data.GENERATED))
+    assert len(first) == 35 and len(data.FRESH) == 14 and len(data.GENERATED) == 11
     assert breadth.SELECTION == tuple(first[0::2])
     assert breadth.HELD_OUT == tuple(first[1::2])
     assert set(breadth.GROUPS) == set(breadth.DATASETS)
     assert {breadth.GROUPS[name] for name in data.FRESH} == {"fresh"}
+    assert {breadth.GROUPS[name] for name in data.GENERATED} == {"generated"}
+
+
+def test_generated_datasets_are_fixed_and_shaped_as_described():
+    # Generated, so in the core suite: the same data at every load.
+    for name in data.GENERATED:
+        X, y = data.DATASETS[name].load()
+        again = data.DATASETS[name].load()
+        np.testing.assert_array_equal(X, again[0])
+        np.testing.assert_array_equal(y, again[1])
+        assert X.shape[0] == y.shape[0] and np.unique(y).shape[0] >= 2
+    X, y = data.DATASETS["gen_duplicates"].load()
+    assert np.unique(X, axis=0).shape[0] == 400 and X.shape[0] == 500
+    X, y = data.DATASETS["gen_hid_80x200"].load()
+    assert X.shape == (80, 200)
 
 
 def _euclidean_error(load, seed=0):

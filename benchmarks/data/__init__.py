@@ -15,7 +15,7 @@ from functools import partial
 from sklearn import datasets as sklearn_datasets
 from sklearn.preprocessing import normalize
 
-from . import sources, tasks
+from . import generated, sources, tasks
 from .features import DEFAULT_PREPROCESSING, PREPROCESSINGS, pca_reduce, text_features
 from .sources import load_keel
 
@@ -121,6 +121,22 @@ _FRESH = {
        for name in ("ecoli1", "haberman", "new-thyroid1", "page-blocks0", "yeast1")},
 }
 FRESH = tuple(_FRESH)
+# Generated problems (see benchmarks.data.generated), added in the eleventh
+# session: the breadth table's "generated" group.
+_GENERATED = {
+    "gen_hid_80x200": (generated.hid_80x200, "80 x 200, 3 classes, 10 informative"),
+    "gen_hid_150x500": (generated.hid_150x500, "150 x 500, 4 classes, 40 informative"),
+    "gen_20_classes": (generated.twenty_classes, "300 x 20, 20 classes"),
+    "gen_imbalanced": (generated.imbalanced, "1000 x 10, 95 % / 5 %"),
+    "gen_binary": (generated.binary, "400 x 30 binary, majority of 3"),
+    "gen_onehot": (generated.onehot, "500 x 30 one-hot (6 variables of 5 levels)"),
+    "gen_moons_noise": (generated.moons_noise, "two moons + 8 noise features, 500"),
+    "gen_circles_noise": (generated.circles_noise, "two circles + 5 noise features, 500"),
+    "gen_sparse_signal": (generated.sparse_signal, "600 x 30, 3 informative"),
+    "gen_overlapping_blobs": (generated.overlapping_blobs, "600 x 5, 6 blobs of std 3"),
+    "gen_duplicates": (generated.duplicates, "500 x 8, 100 points repeated"),
+}
+GENERATED = tuple(_GENERATED)
 
 DATASETS = {dataset.name: dataset for dataset in (
     *(Dataset(name, partial(load_keel, name), "KEEL " + name,
@@ -129,4 +145,6 @@ DATASETS = {dataset.name: dataset for dataset in (
     *(Dataset(name, _shipped(getattr(sklearn_datasets, "load_" + name)),
               "scikit-learn's " + name) for name in SHIPPED),
     *(Dataset(name, load, description) for name, (load, description) in _FRESH.items()),
+    *(Dataset(name, load, "generated: " + description)
+      for name, (load, description) in _GENERATED.items()),
     *_PAPER)}
