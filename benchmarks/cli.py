@@ -22,7 +22,8 @@ report
     Rebuild the results page and plots from the CSV files in ``--out``, and
     check the summary files against the splits files.
 breadth, small-tasks
-    Every estimator at its defaults on 35 public datasets, and on small
+    Every estimator at its defaults on 60 datasets (49 public, 11
+    generated), and on small
     tasks of movement_libras (:mod:`benchmarks.breadth`; their own page,
     ``breadth.md``; a breadth run keeps the earlier fits of the methods it
     does not run).
@@ -35,7 +36,8 @@ fit-time
     training splits, this checkout against the package in ``--baseline``
     (:mod:`benchmarks.fit_time`).
 cone, exact, shipped, calibration
-    Diagnostics that print a table and write nothing: where our metric
+    Diagnostics that print a table (``exact --global-model`` and ``exact
+    --path`` also write their CSV files to ``--out``): where our metric
     stands against LMNN's on our triplets (:mod:`benchmarks.cone`), the
     exact optimum of the multi-task split's problems
     (:mod:`benchmarks.exact`), the defaults on scikit-learn's datasets
@@ -331,6 +333,13 @@ def run_calibration(args, progress):
          pivot(rows, lambda row, dataset, method: format_error(row)))
 
 
+# Options that only some commands read; the others refuse them rather than
+# run (and record) a configuration they did not use.
+TAKEN_BY = {"--methods": ("global", "all", "breadth"),
+            "--preprocessing": ("global", "all", "basis-size"),
+            "--max-samples": ("breadth",), "--merge": ("global", "all", "breadth")}
+
+
 def parse_args(argv=None):
     """The options; each command reads those that apply to it (see the README)."""
     parser = argparse.ArgumentParser(
@@ -340,10 +349,12 @@ def parse_args(argv=None):
     parser.add_argument("command", choices=COMMANDS)
     option = parser.add_argument
     option("--quick", action="store_true",
-           help="small configuration (under two minutes): Vehicle, 2 splits, fast methods")
+           help="small configuration (a few minutes at most; global: Vehicle, 2 splits, "
+                "fast methods; breadth: scikit-learn's datasets, 1 split)")
     option("--splits", type=_positive_int,
-           help="random splits per dataset (default 20, 2 with --quick; slow methods "
-                "run fewer, see n_splits)")
+           help="random splits per dataset (default: global, local, multitask 20, 2 with "
+                "--quick, slow methods fewer; breadth, small-tasks, fit-time 3; "
+                "shipped, calibration 5)")
     option("--datasets", nargs="+", help="dataset names (default: all, or the quick "
                                          "subset; exact: the first)")
     option("--methods", nargs="+", help="method keys or names, e.g. ours ml_scml lmnn")
@@ -351,7 +362,8 @@ def parse_args(argv=None):
                                     "with --quick nothing is written unless given)")
     option("--merge", action="store_true",
            help="global: keep the earlier fits in --out's global_splits.csv of the "
-                "datasets and methods this run does not measure, and summarise all")
+                "datasets and methods this run does not measure, and summarise all "
+                "(breadth always does)")
     option("--uncapped", action="store_true",
            help="global: run --splits for every method, without the per-method split "
                 "budgets (e.g. ITML on Letters, which a full run leaves out)")
@@ -385,6 +397,11 @@ def parse_args(argv=None):
                 "against (e.g. a git worktree of an earlier commit)")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    for flag, commands in TAKEN_BY.items():
+        given = any(word == flag or word.startswith(flag + "=") for word in args.argv)
+        if given and args.command not in commands:
+            parser.error("%s applies to %s only: %s would ignore it" % (
+                flag, ", ".join(commands), args.command))
     if args.out is None and not args.quick:
         args.out = RESULTS_DIR
     return args

@@ -176,7 +176,8 @@ ATTRIBUTES = {
     'n_active_basis_': r"""    n_active_basis_ : int
         Number of elements with non-zero weight.""",
     'beta_': r"""    beta_ : float
-        The beta used (``beta``, or the one ``beta='auto'`` chose).""",
+        The beta used (``beta``, or, for the learners that take
+        ``beta='auto'``, the one it chose).""",
     'dual_gap_': r"""    dual_gap_ : float
         Duality gap of the weights, an upper bound on their distance to the
         optimal objective, where the exact phase ran; else NaN.""",

@@ -555,7 +555,16 @@ def require_tasks(estimator, tasks, what, single_task):
 
 def task_labels(tasks, n_expected, what):
     """``tasks`` as a 1-D array of labels, one per sample or triplet."""
+    given = tasks
     tasks = np.asarray(tasks)
+    if tasks.dtype.kind == "U" and not isinstance(given, np.ndarray):
+        # numpy turns [1, "a"] into ["1", "a"]: task 1 would be unknown later.
+        kinds = {type(label) for label in np.asarray(given, dtype=object).ravel()}
+        if kinds - {str, np.str_}:
+            raise TypeError(
+                "tasks mixes strings with other labels (%s): give task labels "
+                "of one type, all strings or all numbers." % ", ".join(
+                    sorted(kind.__name__ for kind in kinds)))
     if tasks.ndim != 1 or tasks.shape[0] != n_expected:
         raise ValueError(
             "tasks must be a 1-D array with one task id per %s: expected "

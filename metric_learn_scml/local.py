@@ -27,6 +27,7 @@ SCML-Global solution :math:`w^*` as :math:`A = 0`, :math:`c = \sqrt{w^*}`,
 where both models coincide. With :math:`A = 0` the model *is* SCML-Global.
 """
 
+import copy
 import warnings
 
 import numpy as np
@@ -228,8 +229,11 @@ class _LocalModel(_SCMLEstimator):
             Symmetric positive semi-definite.
         """
         check_is_fitted(self)
-        single = self.preprocessor_ is None and np.ndim(X) == 1
-        if single:
+        # One point: a 1-D point, or one index with a preprocessor.
+        single = np.ndim(X) == (1 if self.preprocessor_ is None else 0)
+        if single and self.preprocessor_ is not None:
+            X = np.reshape(X, (1,))
+        elif single:
             # A pandas row (df.iloc[i]) becomes a one-row frame, so that its
             # feature names are checked as a frame's are.
             X = X.to_frame().T if hasattr(X, "to_frame") else np.reshape(
@@ -343,11 +347,14 @@ class _LocalModel(_SCMLEstimator):
         metric : callable
         """
         check_is_fitted(self)
+        # The metric of this fit: a refit gives the model new arrays, not
+        # new values in these (as metric-learn's get_metric, which copies).
+        fitted = copy.copy(self)
 
         def metric_fun(u, v, squared=False):
-            u, v = check_metric_points(self, u, v)
+            u, v = check_metric_points(fitted, u, v)
             pair = np.stack([u, v])[None]
-            distance = self.pair_distance(pair)[0]
+            distance = fitted.pair_distance(pair)[0]
             return distance ** 2 if squared else distance
         return metric_fun
 
@@ -547,7 +554,9 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         coordinate axes as the basis, each of weight one;
         ``euclidean_fallback_``). A zero start is a stationary point the
         local stage cannot leave: every distance would be 0. ``None``:
-        ``beta``, one value for both stages, as in the paper. Beyond the
+        ``beta``, one value for both stages, as in the paper (with
+        ``beta='auto'``: the global stage chooses it as ``'auto'`` does, and
+        the local stage maps it to its own penalty, as above). Beyond the
         paper: the two penalties act on the weights and on their roots,
         so one value rarely suits both (measured in the user guide's
         SCML-Local page).

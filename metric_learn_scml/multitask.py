@@ -358,7 +358,8 @@ default='lda'
     --------
     MultiTaskSCML : the same model learned from triplets.
     metric_learn_scml.SCML_Supervised : one metric for all the data; with a
-        single task, this model gives the same result for the same seed.
+        single task, this model gives the same result for the same seed as
+        ``SCML_Supervised(beta=..., solver='rda')`` (both RDA alone).
 
     References
     ----------

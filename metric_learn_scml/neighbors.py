@@ -162,11 +162,14 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
                     type(self.estimator).__name__, "" if multitask else "not ",
                     "pass" if multitask else "do not pass"))
         self.estimator_ = clone(self.estimator)
+        # The learner sees the classes as codes 0..K-1 (in the order of
+        # classes_): metric-learn's ITML, MMC, LSML, SDML and RCA fail on
+        # string labels, and a learner only compares labels.
         if tasks is None:
-            self.estimator_.fit(X, y)
+            self.estimator_.fit(X, self._y_index)
         else:
             tasks = self._check_tasks(tasks, X.shape[0])
-            self.estimator_.fit(X, y, tasks)
+            self.estimator_.fit(X, self._y_index, tasks)
         # After the learner's fit, whose errors on too few samples come first.
         self._check_enough(X.shape[0], "training points")
         if hasattr(self.estimator_, "local_weights"):
@@ -224,11 +227,18 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
             self._refuse_tasks(tasks)
         return X, tasks
 
-    def _refuse_tasks(self, tasks):
+    def _refuse_tasks(self, tasks, training=False):
+        """Refuse ``tasks`` where they would be ignored: for a learner of
+        one metric, or (``training``) where the training tasks are used."""
         if tasks is not None and self.kind_ != "multitask":
             raise ValueError(
                 "%s is not a multi-task learner: do not pass tasks= (they "
                 "would be ignored)." % type(self.estimator_).__name__)
+        if tasks is not None and training:
+            raise ValueError(
+                "kneighbors(X=None) finds the neighbours of the training "
+                "points within their own tasks: do not pass tasks= (they "
+                "would be ignored).")
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True,
                    tasks=None):
@@ -257,7 +267,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         n_neighbors = self.n_neighbors if n_neighbors is None else n_neighbors
         validate_value("n_neighbors", n_neighbors, [Interval("int", low=1)])
         if X is None:
-            self._refuse_tasks(tasks)
+            self._refuse_tasks(tasks, training=True)
             distances, indices = self._training_neighbours(n_neighbors)
         else:
             X, tasks = self._check_predict_input(X, tasks)

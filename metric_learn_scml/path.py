@@ -29,7 +29,8 @@ from .scml import SCML_Supervised
 # The grid parameters shared by scml_path and SCML_SupervisedCV.
 GRID_CONSTRAINTS = {
     "n_betas": [Interval("int", low=1)],
-    "eps": [Interval("float", low=0, low_inclusive=False)],
+    # The grid runs from 10**-0.5 down to eps times beta_max.
+    "eps": [Interval("float", low=0, high=BETA_RATIO_HIGH, low_inclusive=False)],
 }
 
 
@@ -75,6 +76,8 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
         that keeps no element.
     n_betas : int, default=7
     eps : float, default=1e-5
+        The smallest value of the grid over ``beta_max``, in
+        ``(0, 10**-0.5]``.
     basis : {'lda'} or array-like of shape (n_basis, n_features), default='lda'
     n_basis : int, default=None
     k_genuine, k_impostor : int, default=3, 10
@@ -271,6 +274,8 @@ class SCML_SupervisedCV(SCML_Supervised):
     betas : array-like, default=None
     n_betas : int, default=7
     eps : float, default=1e-5
+        The smallest value of the grid over ``beta_max``, in
+        ``(0, 10**-0.5]``.
     cv : int, cross-validation splitter or iterable, default=3
         The splits that score each beta, as in ``LassoCV``:
 

@@ -150,6 +150,9 @@ def test_bad_integers_say_what_is_accepted(argv, message, capsys):
     (["global", "--quick", "--datasets", "nosuch"], "unknown dataset 'nosuch'"),
     (["report", "--out", "/nonexistent/folder"], "is not a folder of results"),
     (["scale", "--sizes", "0"], "--sizes must be positive"),
+    (["local", "--quick", "--methods", "ours"], "--methods applies to global, all, breadth"),
+    (["local", "--quick", "--preprocessing=minmax"], "local would ignore it"),
+    (["memory", "--merge"], "--merge applies to global, all, breadth only"),
 ])
 def test_command_line_errors_are_usage_errors_not_tracebacks(argv, message, capsys):
     with pytest.raises(SystemExit) as stopped:

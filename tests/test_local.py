@@ -738,3 +738,20 @@ def test_data_far_from_the_origin_give_the_local_model_of_centred_data(iris):
     distances = shifted.pairwise_distances(X[:20] + 1e9, X[20:40] + 1e9)
     np.testing.assert_allclose(np.diag(distances),
                                shifted.pair_distance(pairs + 1e9), rtol=1e-6)
+
+
+def test_get_metric_keeps_the_metric_of_its_fit(iris):
+    X, y = iris
+    model = LocalSCML_Supervised(embedding_dim=5, **FAST).fit(X, y)
+    metric = model.get_metric()
+    before = metric(X[0], X[1])
+    model.fit(X[:, ::-1], y)
+    assert metric(X[0], X[1]) == before
+
+
+def test_one_index_gives_one_matrix_with_a_preprocessor(iris):
+    X, y = iris
+    triplets = triplets_from_labels(X, y)
+    model = LocalSCML(preprocessor=X, embedding_dim=5, **FAST).fit(triplets)
+    np.testing.assert_array_equal(model.get_mahalanobis_matrix(3),
+                                  model.get_mahalanobis_matrix([3])[0])

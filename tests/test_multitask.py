@@ -508,3 +508,11 @@ def test_triplet_predictions_without_tasks_name_them():
     for method in (model.predict, model.decision_function, model.score):
         with pytest.raises(ValueError, match="got tasks=None"):
             method(triplets, None)
+
+
+def test_a_list_of_mixed_task_labels_is_refused():
+    # numpy would turn [1, "a"] into ["1", "a"], and task 1 would be unknown.
+    X, y, _ = two_task_data()
+    tasks = [1 if i % 2 else "a" for i in range(X.shape[0])]
+    with pytest.raises(TypeError, match="mixes strings with other labels"):
+        MultiTaskSCML_Supervised(**FAST).fit(X, y, tasks)

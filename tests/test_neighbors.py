@@ -300,3 +300,25 @@ def test_task_names_in_messages_are_plain(wine_split):
                                      n_neighbors=5)
     with pytest.raises(ValueError, match=r"of task 0: decrease"):
         knn.fit(X, y, tasks=tasks)
+
+
+def test_learners_that_refuse_string_labels_get_the_class_codes(wine_split):
+    import metric_learn
+    X, X_test, y, y_test = wine_split
+    names = np.array(["c", "a", "b"])
+    knn = MetricKNeighborsClassifier(metric_learn.ITML_Supervised(max_iter=30,
+                                                                  random_state=0))
+    assert set(knn.fit(X, names[y]).predict(X_test)) <= set(names)
+    coded = MetricKNeighborsClassifier(metric_learn.ITML_Supervised(
+        max_iter=30, random_state=0)).fit(X, y)
+    np.testing.assert_array_equal(knn.predict(X_test), names[coded.predict(X_test)])
+
+
+def test_training_neighbours_refuse_tasks_they_would_ignore(wine_split):
+    X, _, y, _ = wine_split
+    tasks = np.arange(X.shape[0]) % 2
+    knn = MetricKNeighborsClassifier(MultiTaskSCML_Supervised(**FAST))
+    knn.fit(X, y, tasks=tasks)
+    assert knn.kneighbors()[1].shape == (X.shape[0], 3)
+    with pytest.raises(ValueError, match="within their own tasks"):
+        knn.kneighbors(tasks=tasks)
