@@ -538,29 +538,31 @@ def standardised_iris():
     return StandardScaler().fit_transform(X), y
 
 
-def test_global_beta_auto_starts_from_euclidean_where_held_out_prefers_it(
+def test_global_beta_auto_is_euclidean_where_held_out_prefers_it(
         monkeypatch):
     # Where the held-out points prefer the Euclidean metric to every global
-    # model, the local stage starts from the Euclidean metric (the
-    # coordinate axes, each of weight one) and learns from there.
+    # model, the model is the Euclidean metric (the coordinate axes, each of
+    # weight one, A = 0): the local stage keeps its start, silently.
     import metric_learn_scml._selection as selection_module
     X, y = standardised_iris()
     monkeypatch.setattr(selection_module, "euclidean_wins",
                         lambda *args: True)
-    model = LocalSCML_Supervised(max_iter=300, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = LocalSCML_Supervised(max_iter=300, random_state=0).fit(X, y)
     assert model.euclidean_fallback_ is True
     assert model.beta_path_.shape[0] > 0
     np.testing.assert_array_equal(model.basis_, np.eye(4))
     np.testing.assert_array_equal(model.global_weights_, np.ones(4))
-    assert model.coef_.shape[1] == 4 and model.coef_.any()
-    assert model.objective_ <= model.start_objective_
+    assert model.coef_.shape[1] == 4 and not model.coef_.any()
+    assert model.n_iter_ == 0
+    assert model.objective_ == model.start_objective_
     # (The triplets of 150 points are the k nearest: no draw.)
     start = model.training_objective(
         X, triplets_from_labels(X, y, 3, 10, random_state=0),
         coef=np.zeros_like(model.coef_), intercept=np.ones(4))
     assert start == pytest.approx(model.start_objective_, rel=1e-6)
     assert model.global_n_iter_ == 0 and np.isnan(model.global_objective_)
-    model.coef_, model.intercept_ = np.zeros_like(model.coef_), np.ones(4)
     np.testing.assert_allclose(model.pairwise_distances(X),
                                euclidean_distances(X), atol=1e-9)
 
@@ -584,6 +586,8 @@ def test_global_beta_auto_never_starts_from_a_zero_metric(monkeypatch):
     assert model.global_n_iter_ == 0 and np.isnan(model.global_objective_)
     assert model.n_active_basis_ > 0
     assert np.all(model.pairwise_distances(X[:5], X[5:10]) > 0)
+    # This fallback is no verdict on learned metrics: the local stage runs.
+    assert model.coef_.any() and model.n_iter_ > 0
     # A beta the user gives is kept, with the warning naming it.
     with pytest.warns(UserWarning, match="zero.*global_beta=1e"):
         given = LocalSCML_Supervised(global_beta=1e6, max_iter=300,
