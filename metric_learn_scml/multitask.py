@@ -213,12 +213,23 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
                                  *data, **options)
 
     def _naming_task(self, task, function, *data, **options):
-        try:
-            return function(*data, **options)
-        except ValueError as error:
-            raise ValueError(str(error).replace(
-                TaskMetric.__name__, "%s (task %r)" % (
-                    type(self).__name__, plain(task)))) from None
+        """``function(*data, **options)`` of the task's ``TaskMetric``, its
+        errors and warnings naming this learner and the task instead."""
+        name = "%s (task %r)" % (type(self).__name__, plain(task))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = function(*data, **options)
+            except ValueError as error:
+                raise ValueError(str(error).replace(TaskMetric.__name__,
+                                                    name)) from None
+            finally:
+                messages = list(caught)
+        for message in messages:
+            warnings.warn(str(message.message).replace(TaskMetric.__name__,
+                                                       name),
+                          message.category, stacklevel=3)
+        return result
 
     def get_mahalanobis_matrix(self, task=None):
         """The matrix :math:`M_t = \\sum_k W_{tk} b_k b_k^T` of one task.

@@ -516,3 +516,13 @@ def test_a_list_of_mixed_task_labels_is_refused():
     tasks = [1 if i % 2 else "a" for i in range(X.shape[0])]
     with pytest.raises(TypeError, match="mixes strings with other labels"):
         MultiTaskSCML_Supervised(**FAST).fit(X, y, tasks)
+
+
+def test_per_task_warnings_name_the_learner_and_the_task(fitted):
+    pandas = pytest.importorskip("pandas")
+    model, X, y, tasks = fitted
+    frame = pandas.DataFrame(X, columns=["f%d" % i for i in range(X.shape[1])])
+    named = clone(model).fit(frame, y, tasks)
+    with pytest.warns(UserWarning, match=r"MultiTaskSCML_Supervised \(task .*\) "
+                                         "was fitted with feature names"):
+        named.transform(X[:2], task=tasks[0])
