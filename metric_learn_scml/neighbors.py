@@ -171,7 +171,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
             tasks = self._check_tasks(tasks, X.shape[0])
             self.estimator_.fit(X, self._y_index, tasks)
         # After the learner's fit, whose errors on too few samples come first.
-        self._check_enough(X.shape[0], "training points")
+        self._check_neighbours(self.n_neighbors, X.shape[0], "training points")
         if hasattr(self.estimator_, "local_weights"):
             self.kind_ = "local"
             self._X_fit = X
@@ -180,9 +180,9 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
             self._task_models = {}
             for task in np.unique(tasks):
                 members = np.flatnonzero(tasks == task)
-                self._check_enough(members.shape[0],
-                                   "training points of task %r"
-                                   % (plain(task),))
+                self._check_neighbours(self.n_neighbors, members.shape[0],
+                                       "training points of task %r"
+                                       % (plain(task),))
                 model = self.estimator_.for_task(task)
                 self._task_models[task] = (members, model, KNeighborsClassifier(
                     self.n_neighbors).fit(model.transform(X[members]),
@@ -192,12 +192,6 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
             self._knn = KNeighborsClassifier(self.n_neighbors).fit(
                 self.estimator_.transform(X), self._y_index)
         return self
-
-    def _check_enough(self, n_points, what):
-        if self.n_neighbors > n_points:
-            raise ValueError(
-                "n_neighbors=%d is larger than the %d %s: decrease "
-                "n_neighbors." % (self.n_neighbors, n_points, what))
 
     @staticmethod
     def _check_tasks(tasks, n_samples):
@@ -274,18 +268,32 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
             distances, indices = self._neighbours(X, tasks, n_neighbors)
         return (distances, indices) if return_distance else indices
 
+    @staticmethod
+    def _check_neighbours(n_neighbors, n_train, what, own=False):
+        """Refuse more neighbours than the ``n_train`` candidates (less the
+        query itself, ``own``, when the queries are the training points)."""
+        if n_neighbors > n_train - own:
+            raise ValueError(
+                "n_neighbors=%d is too large for the %d %s%s: decrease "
+                "n_neighbors." % (n_neighbors, n_train, what,
+                                  " (each left out of its own neighbours)"
+                                  if own else ""))
+
     def _neighbours(self, X, tasks, n_neighbors):
         if self.kind_ == "global":
+            self._check_neighbours(n_neighbors, self._y_index.shape[0],
+                                   "training points")
             return self._knn.kneighbors(self.estimator_.transform(X),
                                         n_neighbors)
         if self.kind_ == "local":
-            self._check_enough(self._X_fit.shape[0], "training points")
             return self._local_neighbours(X, n_neighbors, leave_out=None)
         distances = np.empty((X.shape[0], n_neighbors))
         indices = np.empty((X.shape[0], n_neighbors), dtype=np.intp)
         for task in np.unique(tasks):
             rows = np.flatnonzero(tasks == task)
             members, model, knn = self._task_models[task]
+            self._check_neighbours(n_neighbors, members.shape[0],
+                                   "training points of task %r" % (plain(task),))
             distance, index = knn.kneighbors(model.transform(X[rows]),
                                              n_neighbors)
             distances[rows], indices[rows] = distance, members[index]
@@ -293,6 +301,8 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
 
     def _training_neighbours(self, n_neighbors):
         if self.kind_ == "global":
+            self._check_neighbours(n_neighbors, self._y_index.shape[0],
+                                   "training points", own=True)
             return self._knn.kneighbors(None, n_neighbors)
         if self.kind_ == "local":
             return self._local_neighbours(self._X_fit, n_neighbors,
@@ -300,7 +310,10 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         n_samples = self._y_index.shape[0]
         distances = np.empty((n_samples, n_neighbors))
         indices = np.empty((n_samples, n_neighbors), dtype=np.intp)
-        for members, _, knn in self._task_models.values():
+        for task, (members, _, knn) in self._task_models.items():
+            self._check_neighbours(n_neighbors, members.shape[0],
+                                   "training points of task %r" % (plain(task),),
+                                   own=True)
             distance, index = knn.kneighbors(None, n_neighbors)
             distances[members], indices[members] = distance, members[index]
         return distances, indices
@@ -308,10 +321,8 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
     def _local_neighbours(self, X, n_neighbors, leave_out):
         """k-NN under the query's metric; ``leave_out=0``: X is the training set."""
         n_train = self._X_fit.shape[0]
-        if n_neighbors > n_train - (leave_out is not None):
-            raise ValueError(
-                "n_neighbors=%d is too large for %d training points." % (
-                    n_neighbors, n_train))
+        self._check_neighbours(n_neighbors, n_train, "training points",
+                               own=leave_out is not None)
         distances = np.empty((X.shape[0], n_neighbors))
         indices = np.empty((X.shape[0], n_neighbors), dtype=np.intp)
         for start in range(0, X.shape[0], _QUERY_BLOCK):

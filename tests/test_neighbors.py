@@ -233,7 +233,7 @@ def test_too_many_neighbours_fail_in_fit_for_a_global_model(wine_split):
     # size in fit; the global one was fitted, and predict then failed inside
     # scikit-learn's KNeighborsClassifier.
     X, X_test, y, _ = wine_split
-    with pytest.raises(ValueError, match="n_neighbors=200 is larger than the "
+    with pytest.raises(ValueError, match="n_neighbors=200 is too large for the "
                                          "106 training points"):
         MetricKNeighborsClassifier(SCML_Supervised(**FAST),
                                    n_neighbors=200).fit(X, y)
@@ -322,3 +322,13 @@ def test_training_neighbours_refuse_tasks_they_would_ignore(wine_split):
     assert knn.kneighbors()[1].shape == (X.shape[0], 3)
     with pytest.raises(ValueError, match="within their own tasks"):
         knn.kneighbors(tasks=tasks)
+
+
+def test_training_neighbours_of_a_task_name_it(wine_split):
+    X, _, y, _ = wine_split
+    tasks = np.arange(X.shape[0]) % 2
+    knn = MetricKNeighborsClassifier(MultiTaskSCML_Supervised(**FAST))
+    knn.fit(X, y, tasks=tasks)
+    with pytest.raises(ValueError, match=r"n_neighbors=53 is too large for the "
+                                         r"53 training points of task 0 \(each"):
+        knn.kneighbors(n_neighbors=53)
