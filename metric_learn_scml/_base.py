@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._arrays import centred, largest_magnitude
-from ._basis import default_n_basis, lda_basis, triplet_basis, union_basis
+from ._basis import default_n_basis, labels_basis, triplet_basis, union_basis
 from ._exact import EXACT_GAP_TOL, TripletProblem, beta_max, exact_phase
 from ._exact_group import exact_group_phase
 from ._selection import choose_beta, merges_points
@@ -586,8 +586,8 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False):
                 for task, rows in zip(
                     [None] if tasks is None else estimator.tasks_, members)]
     basis = estimator.basis_ if partial else estimator._make_basis(
-        X.shape[1], lambda t, n: lda_basis(
-            X[members[t]], y[members[t]], n, random_state=estimator._rng),
+        X.shape[1], lambda t, n: labels_basis(
+            estimator.basis, X, y, members[t], triplets[t], n, estimator._rng),
         len(members))
     offsets = np.concatenate([[0], np.cumsum([t.shape[0] for t in triplets])])
     return X, np.concatenate(triplets), offsets, basis
@@ -699,7 +699,9 @@ class _FromTriplets:
 class _FromLabels:
     """``fit(X, y)``: the learners that build triplets and basis from labels."""
 
-    _basis_options = ("lda",)
+    # 'triplet_diffs' (from the mined triplets) as metric-learn's
+    # SCML_Supervised accepts it.
+    _basis_options = ("lda", "triplet_diffs")
     _parameter_constraints = {
         "k_genuine": [Interval("int", low=1)],
         "k_impostor": [Interval("int", low=1)],

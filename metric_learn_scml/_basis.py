@@ -464,3 +464,16 @@ def union_basis(build, n_tasks, n_basis, n_features, shared_budget=True):
         n_basis = max(n_features, -(-MAX_DEFAULT_TASKS * n_basis // n_tasks))
     return distinct_elements(np.concatenate(
         [build(task, n_basis) for task in range(n_tasks)]))
+
+
+def labels_basis(kind, X, y, rows, triplets, n_basis, random_state=None):
+    """The generated basis of a learner from labels, for the points ``rows``.
+
+    ``'lda'``: the paper's local Fisher directions of ``X[rows]``
+    (:func:`lda_basis`); ``'triplet_diffs'`` (as metric-learn's
+    ``SCML_Supervised`` accepts it): the local elements of
+    :func:`triplet_basis` on the points' ``triplets`` (indices into ``X``).
+    """
+    if kind == "triplet_diffs":
+        return triplet_basis(X, triplets, n_basis, random_state=random_state)
+    return lda_basis(X[rows], y[rows], n_basis, random_state=random_state)

@@ -20,7 +20,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.utils import check_random_state
 
-from ._basis import lda_basis
+from ._basis import labels_basis
 from ._exact import TripletProblem, beta_max, exact_path
 from ._solvers import (components_from_weights, rda_path, scaled_differences,
                        triplet_scale)
@@ -43,6 +43,9 @@ class LabelledPath:
     table of squared differences at unit scale and the rescaled
     :class:`~metric_learn_scml._exact.TripletProblem`; :meth:`solve` maps
     :math:`\\beta` and weights between the user's units and the problem's.
+    ``basis`` is an array, or a function of the triplets that builds it
+    (``'triplet_diffs'``, :func:`labelled_basis`); ``self.basis`` is the
+    array.
     """
 
     def __init__(self, X, y, basis, k_genuine, k_impostor, random_state,
@@ -50,6 +53,8 @@ class LabelledPath:
         triplets = triplets_from_labels(X, y, k_genuine, k_impostor,
                                         neighbors=neighbors,
                                         random_state=random_state)
+        if callable(basis):
+            basis = basis(triplets)
         pairs, self.triplet_pairs = pair_index(triplets)
         self.differences, self.unit = scaled_differences(X, basis, pairs)
         self.scale = scale = triplet_scale(self.differences,
@@ -162,9 +167,15 @@ def held_out_scores(weights, basis, X_fit, y_fit, X_held, y_held, triplets):
 
 
 def labelled_basis(estimator, X, y, random_state):
-    """The ``basis`` of a supervised learner: its array, or built from labels."""
-    return estimator._make_basis(X.shape[1], lambda task, n: lda_basis(
-        X, y, n, random_state=random_state))
+    """The ``basis`` of a supervised learner on ``(X, y)``: its array, the
+    ``'lda'`` basis, or for ``'triplet_diffs'`` a function of the triplets
+    that builds it (:class:`LabelledPath` mines them first)."""
+    def build(triplets=None):
+        return estimator._make_basis(X.shape[1], lambda task, n: labels_basis(
+            estimator.basis, X, y, slice(None), triplets, n,
+            random_state=random_state))
+    return build if (isinstance(estimator.basis, str)
+                     and estimator.basis == "triplet_diffs") else build()
 
 
 # beta='auto': the share of the training points held out to choose beta,
@@ -330,10 +341,13 @@ def held_out_path_scores(estimator, X, y, fit, held, betas=None,
     """
     rng = check_random_state(random_state)
     basis = labelled_basis(estimator, X[fit], y[fit], rng)
-    if basis.shape[0] == 0:
+    if not callable(basis) and basis.shape[0] == 0:
         return None
     path = LabelledPath(X[fit], y[fit], basis, estimator.k_genuine,
                         estimator.k_impostor, rng)
+    basis = path.basis
+    if basis.shape[0] == 0:
+        return None
     if betas is None:
         largest = path.beta_max()
         if not largest > 0:

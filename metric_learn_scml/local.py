@@ -569,7 +569,7 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         paper: the two penalties act on the weights and on their roots,
         so one value rarely suits both (measured in the user guide's
         SCML-Local page).
-    basis : {'lda'} or array-like of shape (n_basis, n_features), default='lda'
+    basis : {'lda', 'triplet_diffs'} or array-like of shape (n_basis, n_features), default='lda'
         As in :class:`SCML_Supervised`.
     n_basis : int, default=None
         As in :class:`SCML_Supervised`.""" + _LOCAL_PARAMETERS + r"""

@@ -354,11 +354,12 @@ class MultiTaskSCML_Supervised(_FromLabels, _BaseMultiTaskSCML):
     k_impostor : int, default=10
         Other-class neighbours ("impostors") per point, within its task.
     """ + parameters("neighbors") + """
-    basis : {'lda'} or array-like of shape (n_basis, n_features), \
+    basis : {'lda', 'triplet_diffs'} or array-like of shape (n_basis, n_features), \
 default='lda'
         ``'lda'`` builds the paper's local discriminative basis (as in
         :class:`~metric_learn_scml.SCML_Supervised`) on each task's data
-        and stacks them. An array is shared by all tasks as given, its rows
+        and stacks them; ``'triplet_diffs'`` the basis of
+        :class:`MultiTaskSCML` from each task's mined triplets. An array is shared by all tasks as given, its rows
         scaled to unit norm.
     """ + parameters(*MULTITASK_PARAMETERS) + """
 

@@ -78,7 +78,7 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     eps : float, default=1e-5
         The smallest value of the grid over ``beta_max``, in
         ``(0, 10**-0.5]``.
-    basis : {'lda'} or array-like of shape (n_basis, n_features), default='lda'
+    basis : {'lda', 'triplet_diffs'} or array-like of shape (n_basis, n_features), default='lda'
     n_basis : int, default=None
     k_genuine, k_impostor : int, default=3, 10
     neighbors : 'auto', None or KNeighborsTransformer, default='auto'
@@ -119,9 +119,9 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     model._start_fit()
     try:
         X, y = validate_supervised(model, X, y)
-        basis = labelled_basis(model, X, y, model._rng)
-        path = LabelledPath(X, y, basis, k_genuine, k_impostor, model._rng,
-                            neighbors)
+        path = LabelledPath(X, y, labelled_basis(model, X, y, model._rng),
+                            k_genuine, k_impostor, model._rng, neighbors)
+        basis = path.basis
     except (TypeError, ValueError) as error:
         # The messages name the learner that checks them; the user called
         # scml_path.

@@ -103,13 +103,15 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     k_impostor : int, default=10
         Other-class neighbours ("impostors") per point.
     """ + parameters("neighbors") + r"""
-    basis : {'lda'} or array-like of shape (n_basis, n_features), default='lda'
+    basis : {'lda', 'triplet_diffs'} or array-like of shape (n_basis, n_features), default='lda'
         ``'lda'`` is the paper's local discriminative basis: for each
         k-means region centre and each scale ``J`` (10 and 20 points per
         class, 20 and 50 when ``n_features > 50``), the top
         ``n_classes - 1`` Fisher discriminant directions of the ``J``
-        nearest points of every class. An array is used as given, its rows
-        scaled to unit norm.
+        nearest points of every class. ``'triplet_diffs'`` builds the
+        basis of :class:`SCML` from the triplets mined from the labels
+        (as metric-learn's ``SCML_Supervised`` accepts it). An array is
+        used as given, its rows scaled to unit norm.
     """ + parameters("beta:auto", *COMMON, *SOLVER) + """
 
     Attributes

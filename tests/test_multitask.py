@@ -342,8 +342,8 @@ def test_nan_and_bad_parameters_are_rejected():
         MultiTaskSCML_Supervised(**FAST).fit(X_nan, y, tasks)
     with pytest.raises(ValueError, match="beta"):
         MultiTaskSCML_Supervised(beta=-1.0).fit(X, y, tasks)
-    with pytest.raises(ValueError, match="basis='triplet_diffs'"):
-        MultiTaskSCML_Supervised(basis="triplet_diffs").fit(X, y, tasks)
+    with pytest.raises(ValueError, match="basis='triplet_stuff'"):
+        MultiTaskSCML_Supervised(basis="triplet_stuff").fit(X, y, tasks)
     with pytest.raises(ValueError, match="one task id per triplet"):
         MultiTaskSCML(preprocessor=X).fit([[0, 1, 2], [3, 4, 5]], ["a"])
 
@@ -400,13 +400,13 @@ def test_default_union_keeps_the_budget_of_four_task_bases(monkeypatch):
     # for 4 features); eight tasks share the budget of four: 200 each.
     from metric_learn_scml import _base
     asked = []
-    real = _base.lda_basis
+    real = _base.labels_basis
 
-    def recording(X, y, n_basis, **kwargs):
+    def recording(kind, X, y, rows, triplets, n_basis, random_state=None):
         asked.append(n_basis)
-        return real(X, y, n_basis, **kwargs)
+        return real(kind, X, y, rows, triplets, n_basis, random_state)
 
-    monkeypatch.setattr(_base, "lda_basis", recording)
+    monkeypatch.setattr(_base, "labels_basis", recording)
     rng = np.random.RandomState(0)
     # Every task holds both classes, twice each (points 4t .. 4t + 3).
     X, y = rng.randn(400, 4), np.tile([0, 0, 1, 1], 100)

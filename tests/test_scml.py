@@ -1015,3 +1015,27 @@ def test_triplets_of_the_wrong_width_are_called_triplets(wine_triplets, learner)
     for method in (model.score, model.predict, model.decision_function):
         with pytest.raises(ValueError, match="triplets have 2 features"):
             method(train[:10, :, :2])
+
+
+def test_triplet_diffs_basis_from_labels_as_in_metric_learn(wine_split):
+    # metric-learn's SCML_Supervised accepts basis='triplet_diffs': the
+    # basis of the triplet learner, on the triplets mined from the labels.
+    from metric_learn_scml import SCML_SupervisedCV, scml_path
+    from metric_learn_scml._basis import triplet_basis
+    X_train, X_test, y_train, y_test = wine_split
+    model = SCML_Supervised(basis="triplet_diffs", beta=1e-4, solver="rda",
+                            random_state=0).fit(X_train, y_train)
+    rng = np.random.RandomState(0)
+    expected = triplet_basis(X_train, triplets_from_labels(
+        X_train, y_train, random_state=rng), model.basis_.shape[0],
+        random_state=rng)
+    np.testing.assert_allclose(model.basis_, expected)
+    assert knn_error(model.transform(X_train), y_train, model.transform(X_test),
+                     y_test) < knn_error(X_train, y_train, X_test, y_test) + 0.05
+    for learner in (SCML_Supervised(basis="triplet_diffs", random_state=0),
+                    SCML_SupervisedCV(basis="triplet_diffs", cv=2, random_state=0),
+                    LocalSCML_Supervised(basis="triplet_diffs", random_state=0)):
+        assert learner.fit(X_train, y_train).basis_.shape[1] == X_train.shape[1]
+    _, weights, _, basis = scml_path(X_train, y_train, basis="triplet_diffs",
+                                     n_betas=2, random_state=0)
+    assert weights.shape == (2, basis.shape[0])
