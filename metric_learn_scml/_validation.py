@@ -453,9 +453,16 @@ def check_formed_points(estimator, X):
     "Expected 2D array"; metric-learn's learners say "2D array of formed
     points expected by <Estimator>. Found 1D array instead: ...", which
     metric-learn's API tests check, so its own ``check_input`` raises here.
+    Sparse matrices are refused with the fixes a pipeline user can apply
+    (scikit-learn's message says ``.toarray()``, which a pipeline step
+    cannot call).
     """
     if issparse(X):
-        return
+        raise TypeError(
+            "%s needs dense points, got a sparse matrix: convert it with "
+            "X.toarray(), or in a pipeline make the step before dense, e.g. "
+            "OneHotEncoder(sparse_output=False) or ColumnTransformer("
+            "sparse_threshold=0)." % type(estimator).__name__)
     ndim = getattr(X, "ndim", None)
     if ndim is None:
         try:

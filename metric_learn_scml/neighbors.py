@@ -415,7 +415,11 @@ def knn_scorer(estimator, X, y, n_neighbors=3):
     classified by its ``n_neighbors`` nearest other points of ``X`` in the
     space of ``estimator.transform``, as the paper evaluates. Pass it as
     ``scoring=`` to ``GridSearchCV``, ``cross_val_score`` or dask-ml's
-    ``Incremental``.
+    ``Incremental``, with ``cv=StratifiedKFold(n_splits, shuffle=True)``:
+    for a transformer scikit-learn turns ``cv=int`` into unshuffled
+    ``KFold``, whose test folds hold one class each on data sorted by class
+    (as scikit-learn's own datasets are), and points of a single class are
+    refused (every metric would score 1 there).
 
     Parameters
     ----------
@@ -441,6 +445,16 @@ def knn_scorer(estimator, X, y, n_neighbors=3):
     embedded = estimator.transform(X)
     y = column_or_1d(y, warn=True)
     check_consistent_length(embedded, y)
+    if np.unique(y).shape[0] < 2:
+        # Every metric, the zero one included, scores 1 there: scikit-learn
+        # cuts cv=int into unshuffled KFold for a transformer, and on data
+        # sorted by class its test folds are single classes.
+        raise ValueError(
+            "knn_scorer scores k-NN among the scored points, which hold a "
+            "single class (%r): every metric would score 1. Score points of "
+            "several classes, e.g. with cv=StratifiedKFold(n_splits, "
+            "shuffle=True) rather than cv=int (unshuffled KFold for a "
+            "transformer)." % (plain(y[0]),))
     if n_neighbors >= y.shape[0]:
         raise ValueError(
             "n_neighbors=%d needs more than %d points to score: give more "

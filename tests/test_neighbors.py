@@ -332,3 +332,21 @@ def test_training_neighbours_of_a_task_name_it(wine_split):
     with pytest.raises(ValueError, match=r"n_neighbors=53 is too large for the "
                                          r"53 training points of task 0 \(each"):
         knn.kneighbors(n_neighbors=53)
+
+
+def test_knn_scorer_refuses_points_of_one_class():
+    # On class-sorted data, cv=int gives a transformer unshuffled KFold whose
+    # test folds hold one class: there the zero metric (beta=1e3) scored a
+    # perfect 1.0 and GridSearchCV chose it.
+    from sklearn.datasets import load_iris
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from metric_learn_scml import knn_scorer
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="single class"):
+        knn_scorer(SCML_Supervised(beta=1e-3, random_state=0).fit(X, y),
+                   X[y == 0], y[y == 0])
+    with pytest.warns(UserWarning, match="All basis weights are zero"):
+        scores = cross_val_score(
+            SCML_Supervised(beta=1e3, random_state=0), X, y, scoring=knn_scorer,
+            cv=StratifiedKFold(3, shuffle=True, random_state=0))
+    assert scores.max() < 0.5

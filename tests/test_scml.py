@@ -1039,3 +1039,13 @@ def test_triplet_diffs_basis_from_labels_as_in_metric_learn(wine_split):
     _, weights, _, basis = scml_path(X_train, y_train, basis="triplet_diffs",
                                      n_betas=2, random_state=0)
     assert weights.shape == (2, basis.shape[0])
+
+
+def test_sparse_points_are_refused_with_the_pipeline_fix(iris):
+    from scipy.sparse import csr_matrix
+    X, y = iris
+    with pytest.raises(TypeError, match=r"sparse_output=False"):
+        SCML_Supervised(random_state=0).fit(csr_matrix(X), y)
+    model = SCML_Supervised(beta=1e-3, random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="needs dense points"):
+        model.transform(csr_matrix(X))
