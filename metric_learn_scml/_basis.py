@@ -183,6 +183,12 @@ def discriminant_directions(within_rows, between_factor, n_directions,
     ridge = relative * np.where(mean_eigenvalue > 0, mean_eigenvalue, 1.0)
     rows_t = np.swapaxes(within_rows, 1, 2)
     gram += ridge[:, None, None] * np.eye(gram.shape[-1])
+    if between_factor.shape[-1] > 2 * n_features:
+        directions = _feature_space_directions(
+            rows_t @ within_rows if n_rows < n_features else gram,
+            ridge if n_rows < n_features else None, between_factor,
+            n_directions)
+        return unit_nonzero_rows(directions) if unit_rows else directions
     if n_rows < n_features:
         solved = between_factor - rows_t @ np.linalg.solve(
             gram, within_rows @ between_factor)
@@ -195,6 +201,37 @@ def discriminant_directions(within_rows, between_factor, n_directions,
     directions = solved @ vectors[:, :, ::-1][:, :, :n_directions]
     directions = np.swapaxes(directions, 1, 2).reshape(-1, n_features)
     return unit_nonzero_rows(directions) if unit_rows else directions
+
+
+def _feature_space_directions(within, ridge, between_factor, n_directions):
+    r""":func:`discriminant_directions` where :math:`H` has many more
+    columns than features (many classes in few dimensions).
+
+    The small matrix :math:`H^T Z` would be ``n_columns`` on a side, solved
+    by an eigendecomposition per region (1,000 classes: 1,000 x 1,000, the
+    larger part of a fit). :math:`S_b = H H^T` has rank at most ``D``, so
+    the same directions solve the ``D x D`` symmetric-definite problem
+    :math:`S_b v = \lambda (S_w + \rho I) v`, whitened by the Cholesky
+    factor :math:`L L^T = S_w + \rho I`: :math:`v = L^{-T} u` for the
+    eigenvectors :math:`u` of :math:`L^{-1} S_b L^{-T}`. Each direction is
+    scaled by :math:`\sqrt{\max(\lambda, 0)}`, so a region whose
+    :math:`S_b` vanishes gives zero rows (dropped, as by the other form).
+    ``within`` is :math:`S_w` (then ``ridge`` is added) or already
+    :math:`S_w + \rho I` (``ridge`` None), shape ``(regions, D, D)``.
+    """
+    n_features = within.shape[-1]
+    if ridge is not None:
+        within = within + ridge[:, None, None] * np.eye(n_features)
+    lower = np.linalg.cholesky(within)
+    between = between_factor @ np.swapaxes(between_factor, 1, 2)
+    half = np.linalg.solve(lower, between)               # L^-1 S_b
+    whitened = np.linalg.solve(lower, np.swapaxes(half, 1, 2))
+    values, vectors = np.linalg.eigh((whitened + np.swapaxes(whitened, 1, 2)) / 2)
+    n_directions = min(n_directions, n_features)
+    top = vectors[:, :, ::-1][:, :, :n_directions] * np.sqrt(
+        np.maximum(values[:, ::-1][:, None, :n_directions], 0.0))
+    directions = np.linalg.solve(np.swapaxes(lower, 1, 2), top)
+    return np.swapaxes(directions, 1, 2).reshape(-1, n_features)
 
 
 def unit_nonzero_rows(directions):

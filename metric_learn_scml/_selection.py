@@ -15,6 +15,8 @@ validation split. :func:`~metric_learn_scml.scml_path` gives the exact
 optima along the same grid (:meth:`LabelledPath.solve`).
 """
 
+import warnings
+
 import numpy as np
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
@@ -184,6 +186,10 @@ def labelled_basis(estimator, X, y, random_state):
 # can be held out (too few per class).
 VALIDATION_FRACTION = 0.2
 MAX_SELECTION_POINTS = 1000
+# ... but at least this many per class: a stratified 1,000 of 1,000 classes
+# left one point per class, which gives no triplet (and more classes than
+# points could not be drawn at all).
+MIN_SELECTION_POINTS_PER_CLASS = 5
 FALLBACK_BETA = 1e-5
 # The most held-out points scored (beyond 25,000 training points): the
 # 3-NN error of 5,000 points has a standard error under 0.7 point, and
@@ -228,11 +234,20 @@ def choose_beta(estimator, X, y):
         (:func:`euclidean_wins`).
     """
     classes, counts = np.unique(y, return_counts=True)
+    if counts.min() < 2 and (counts >= 2).sum() >= 2:
+        # A class of one point can be neither held out nor a target: the
+        # choice rests on the other classes (the fit keeps every point).
+        kept = np.isin(y, classes[counts >= 2])
+        X, y = X[kept], y[kept]
+        classes, counts = np.unique(y, return_counts=True)
     n_held = int(np.ceil(VALIDATION_FRACTION * y.shape[0]))
     empty = (FALLBACK_BETA, np.zeros(0), np.zeros(0), False)
     if (counts.min() < 2 or n_held < classes.shape[0]
             or y.shape[0] - n_held < 2 * classes.shape[0]):
+        warn_no_selection(estimator, classes.shape[0], y.shape[0])
         return empty
+    n_fit_points = max(MAX_SELECTION_POINTS,
+                       MIN_SELECTION_POINTS_PER_CLASS * classes.shape[0])
     n_cuts = int(min(MAX_SELECTION_REPEATS,
                      max(1, np.ceil(MIN_SCORED_POINTS / n_held))))
     cuts, scored = [], []
@@ -240,8 +255,8 @@ def choose_beta(estimator, X, y):
         fit, held = train_test_split(np.arange(y.shape[0]), test_size=n_held,
                                      stratify=y, random_state=estimator._rng)
         # (A stratified cut must leave out at least a point of every class.)
-        if fit.shape[0] >= MAX_SELECTION_POINTS + classes.shape[0]:
-            fit = train_test_split(fit, train_size=MAX_SELECTION_POINTS,
+        if fit.shape[0] >= n_fit_points + classes.shape[0]:
+            fit = train_test_split(fit, train_size=n_fit_points,
                                    stratify=y[fit],
                                    random_state=estimator._rng)[0]
         if held.shape[0] > MAX_VALIDATION_POINTS + classes.shape[0]:
@@ -266,12 +281,30 @@ def choose_beta(estimator, X, y):
             euclidean_wins(errors.min(), euclidean.mean(), n_scored))
 
 
+def warn_no_selection(estimator, n_classes, n_points):
+    """Warn that ``beta='auto'`` fell back to ``FALLBACK_BETA``."""
+    warnings.warn(
+        "%s(beta='auto') could not hold out points of every class (%d "
+        "classes of two points or more among %d points: a fifth is held "
+        "out, and each class needs two points left to fit and one held "
+        "out), so beta=%g is used, without the held-out check against the "
+        "Euclidean metric. Give beta a value, or more points per class."
+        % (type(estimator).__name__, n_classes, n_points, FALLBACK_BETA),
+        UserWarning)
+
+
 def held_out_error(X_fit, y_fit, X_held, y_held):
     """The 3-NN error of the held-out points among the fit points, under
     the Euclidean distance of the given coordinates (a metric's, through
     its components, or the data's own)."""
     classifier = KNeighborsClassifier(n_neighbors=min(
-        SCORE_NEIGHBOURS, X_fit.shape[0])).fit(X_fit, y_fit)
+        SCORE_NEIGHBOURS, X_fit.shape[0]))
+    with warnings.catch_warnings():
+        # Many classes of few points are class labels here, not a
+        # regression target: scikit-learn's guess says nothing to the user.
+        warnings.filterwarnings("ignore", message="The number of unique "
+                                "classes is greater than 50%")
+        classifier.fit(X_fit, y_fit)
     return 1.0 - classifier.score(X_held, y_held)
 
 

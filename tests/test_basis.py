@@ -238,3 +238,35 @@ def test_region_centres_use_minibatch_kmeans_from_the_threshold(monkeypatch):
     basis = lda_basis(X, y, 12, random_state=0)
     assert basis.shape[1] == 4
     np.testing.assert_allclose(np.linalg.norm(basis, axis=1), 1)
+
+
+@pytest.mark.parametrize("n_rows, n_features, n_columns", [
+    (40, 5, 8), (8, 6, 10),          # the n_columns x n_columns form
+    (40, 5, 30), (8, 6, 20)])        # many classes: the D x D form
+def test_discriminant_directions_solve_the_generalised_problem(
+        n_rows, n_features, n_columns):
+    # S_b v = lambda (S_w + rho I) v, rho from the Ledoit-Wolf intensity, in
+    # either form; both give scipy's leading directions (up to sign).
+    from scipy.linalg import eigh
+    from metric_learn_scml._basis import (RIDGE, discriminant_directions,
+                                          ledoit_wolf_shrinkage)
+    rng = np.random.RandomState(n_columns)
+    # Anisotropic within scatter, so that the shrinkage stays below 1.
+    rows = rng.randn(3, n_rows, n_features) * np.geomspace(0.1, 3, n_features)
+    factor = rng.randn(3, n_features, n_columns) * rng.rand(3, 1, n_columns)
+    found = discriminant_directions(rows, factor, 4)
+    shrinkage = ledoit_wolf_shrinkage(rows)
+    assert shrinkage.max() < 1
+    ridge = (np.maximum(shrinkage / np.maximum(1 - shrinkage, 1e-12), RIDGE)
+             * np.einsum("rmd,rmd->r", rows, rows) / n_features)
+    expected = []
+    for region in range(3):
+        _, vectors = eigh(factor[region] @ factor[region].T,
+                          rows[region].T @ rows[region]
+                          + ridge[region] * np.eye(n_features))
+        leading = vectors[:, ::-1][:, :min(4, n_features)].T
+        expected.append(leading / np.linalg.norm(leading, axis=1, keepdims=True))
+    expected = np.concatenate(expected)
+    assert found.shape == expected.shape
+    np.testing.assert_allclose(np.abs(np.sum(found * expected, axis=1)), 1.0,
+                               atol=1e-9)

@@ -1049,3 +1049,31 @@ def test_sparse_points_are_refused_with_the_pipeline_fix(iris):
     model = SCML_Supervised(beta=1e-3, random_state=0).fit(X, y)
     with pytest.raises(TypeError, match="needs dense points"):
         model.transform(csr_matrix(X))
+
+
+def test_auto_beta_with_many_classes_keeps_five_points_per_class(monkeypatch):
+    # The selection's fit part was capped at MAX_SELECTION_POINTS (1,000)
+    # whatever the classes: with 1,000 classes, one point each, no triplet
+    # (and a ValueError blaming single-member classes of y).
+    from sklearn.datasets import make_blobs
+    from metric_learn_scml import _selection
+    monkeypatch.setattr(_selection, "MAX_SELECTION_POINTS", 50)
+    X, y = make_blobs(400, 4, centers=40, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        model = SCML_Supervised(random_state=0).fit(X, y)
+    assert model.beta_path_.shape[0] == _selection.N_BETAS
+
+
+def test_auto_beta_leaves_single_point_classes_out_of_the_choice(iris):
+    # One class of a single point used to skip the choice (beta=1e-5, no
+    # held-out check against Euclidean) silently.
+    X, y = iris
+    y = y.copy()
+    y[0] = 7
+    model = SCML_Supervised(random_state=0).fit(X, y)
+    assert model.beta_path_.shape[0] > 0
+    with pytest.warns(UserWarning, match="could not hold out points of every"):
+        tiny = SCML_Supervised(random_state=0).fit(X[[0, 1, 50, 51, 100, 101]],
+                                                   [0, 0, 1, 1, 2, 2])
+    assert tiny.beta_ == 1e-5 and tiny.beta_path_.shape[0] == 0
