@@ -98,6 +98,19 @@ def warn_batch_scale(estimator, X):
                 type(estimator).__name__, ratio), UserWarning)
 
 
+def triplet_classifier_tags(tags, target_required):
+    """``tags`` of a classifier of triplets (ordered, +1, or not, -1).
+
+    metric-learn's mixin order hides ClassifierMixin's tags, so
+    is_classifier() and classification scorers would not see one.
+    ``target_required``: whether fit takes a second argument (the tasks).
+    """
+    tags.estimator_type = "classifier"
+    tags.classifier_tags = ClassifierTags(multi_class=False)
+    tags.target_tags.required = target_required
+    return tags
+
+
 def warn_not_converged(estimator, stage=""):
     """The ``ConvergenceWarning`` of a solver stopped by ``max_iter``."""
     warnings.warn(
@@ -685,15 +698,8 @@ class _FromTriplets:
         return super().score(triplets)
 
     def __sklearn_tags__(self):
-        # metric-learn's mixin order hides ClassifierMixin's tags, so
-        # is_classifier() and classification scorers would not see a
-        # classifier of triplets.
-        tags = super().__sklearn_tags__()
-        tags.estimator_type = "classifier"
-        # A triplet is classified as ordered (+1) or not (-1).
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        tags.target_tags.required = False
-        return tags
+        return triplet_classifier_tags(super().__sklearn_tags__(),
+                                       target_required=False)
 
 
 class _FromLabels:

@@ -29,12 +29,12 @@ import warnings
 import numpy as np
 from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import ClassifierTags, check_array
+from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (_FromLabels, _LinearMetric, _MetricLearner, _SCMLEstimator,
                     single_threaded, store_parameters, supervised_problem,
-                    triplet_problem)
+                    triplet_classifier_tags, triplet_problem)
 from ._docs import attributes, parameters
 from ._solvers import components_from_weights
 from ._validation import (checked_input, plain, require_tasks, task_codes,
@@ -616,10 +616,6 @@ default='triplet_diffs'
         return float(np.mean(self.predict(triplets, tasks) == 1))
 
     def __sklearn_tags__(self):
-        # As for SCML: metric-learn's mixin order hides ClassifierMixin.
-        tags = super().__sklearn_tags__()
-        tags.estimator_type = "classifier"
-        # A triplet is classified as ordered (+1) or not (-1).
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        tags.target_tags.required = True
-        return tags
+        # fit(triplets, tasks): the tasks play the target's part.
+        return triplet_classifier_tags(super().__sklearn_tags__(),
+                                       target_required=True)
