@@ -39,7 +39,12 @@ def far_mean(X):
     if X.shape[0] == 0:
         return None
     mean = X.mean(axis=0)
-    if np.abs(mean).max(initial=0.0) > OFFSET_RATIO * X.std(axis=0).max(initial=0.0):
+    # The variance without an n x D temporary (X.std makes one, on data of
+    # any size); its cancellation far from the origin only makes the test
+    # surer of its answer there.
+    variance = np.einsum("ij,ij->j", X, X) / X.shape[0] - np.square(mean)
+    spread = np.sqrt(np.maximum(variance, 0.0)).max(initial=0.0)
+    if np.abs(mean).max(initial=0.0) > OFFSET_RATIO * spread:
         return mean
     return None
 
