@@ -52,7 +52,7 @@ def test_shrinkage_matches_scikit_learn(n_rows, n_features):
     expected = [ledoit_wolf_shrinkage(region, assume_centered=True)
                 for region in rows]
     np.testing.assert_allclose(ledoit_wolf_shrinkage_batch(rows), expected,
-                               rtol=1e-10)
+                               rtol=1e-8)
 
 
 def test_shrinkage_of_a_zero_region_is_zero():
@@ -196,7 +196,9 @@ def test_region_blocks_change_no_direction(monkeypatch, n_features):
                triplet_basis(X, triplets, 60, random_state=0))
     for before, after in zip(whole, blocked):
         assert before.shape == after.shape
-        np.testing.assert_allclose(after, before, rtol=0, atol=1e-10)
+        # Eigenvectors of the same regions in other batch shapes: equal
+        # up to eps * norm / eigengap.
+        np.testing.assert_allclose(after, before, rtol=0, atol=1e-7)
 
 
 def test_region_blocks_cover_every_region_once():

@@ -35,9 +35,12 @@ def test_rda_continued_from_its_state_is_one_long_run():
                eval_every=40, random_state=stream, state=first.state,
                **common)
     assert rest.n_iter == whole.n_iter == 70
-    np.testing.assert_allclose(rest.weights, whole.weights, rtol=1e-12)
+    # (The state is rescaled between the calls: equal to rounding, with
+    # thresholded weights compared relative to the largest.)
+    np.testing.assert_allclose(rest.weights, whole.weights, rtol=1e-9,
+                               atol=1e-12 * np.abs(whole.weights).max())
     np.testing.assert_allclose(rest.state.mean_gradient,
-                               whole.state.mean_gradient, rtol=1e-12)
+                               whole.state.mean_gradient, rtol=1e-9)
 
 
 @pytest.fixture(scope="module")
@@ -167,7 +170,7 @@ def test_multitask_partial_fit_adds_a_task_seen_later(blobs):
                       tasks[:1500][only_right])
     np.testing.assert_allclose(
         model._rda_state.mean_gradient[0],
-        left * steps / model._rda_state.iteration, rtol=1e-10)
+        left * steps / model._rda_state.iteration, rtol=1e-8)
 
 
 def test_later_batch_tasks_of_another_type_are_refused(blobs):
@@ -227,7 +230,8 @@ def test_rda_state_for_gives_the_weights_as_its_iterate(n_tasks):
     t, scale = state.iteration, state.scale
     total = state.mean_gradient * (batch * scale * t)
     iterate = rda_iterate(total, t * batch * beta, gamma * batch * scale ** 2, t)
-    np.testing.assert_allclose(iterate, weights, atol=1e-12)
+    np.testing.assert_allclose(iterate, weights, rtol=1e-9,
+                               atol=1e-12 * np.abs(weights).max())
     old_iterate = rda_iterate(old.mean_gradient * (batch * scale * t),
                               t * batch * beta, gamma * batch * scale ** 2, t)
     kept = ~weights[:, :20].any(axis=0) & ~old_iterate.any(axis=0)

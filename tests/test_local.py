@@ -102,7 +102,9 @@ def test_squared_distances_in_blocks(monkeypatch, block_elements):
     expected = euclidean_distances(X, squared=True)
     found = _squared_distances(X, np.float64)
     assert found.dtype == np.float64 and np.all(np.diag(found) == 0)
-    np.testing.assert_allclose(found, expected, atol=1e-12)
+    # (Both expand ||x||^2 + ||y||^2 - 2 x.y: rounding of the norms.)
+    np.testing.assert_allclose(found, expected,
+                               atol=1e-13 * np.abs(expected).max())
     single = _squared_distances(X, np.float32)
     assert single.dtype == np.float32
     np.testing.assert_allclose(single, expected, rtol=1e-6, atol=1e-6)

