@@ -8,10 +8,10 @@ scikit-learn's shipped iris, wine, breast_cancer and digits. Labels are
 encoded as integers (metric-learn's SCML_Supervised rejects strings).
 
 Protocol, :mod:`benchmarks.protocol`: at most ``max_samples`` (2,000)
-points, a stratified subsample with seed 0; stratified 70/30 splits (split
-``i`` has seed ``i``); ``StandardScaler`` fitted on the training part; the
-test error of the 3-NN classifier under each metric. Every learner runs at
-its defaults, with ``random_state`` the split number:
+points, a stratified subsample with seed 0; ten stratified 70/30 splits
+(split ``i`` has seed ``i``); ``StandardScaler`` fitted on the training
+part; the test error of the 3-NN classifier under each metric. Every
+learner runs at its defaults, with ``random_state`` the split number:
 
 - Euclidean: no metric;
 - ours: :class:`metric_learn_scml.SCML_Supervised`;
@@ -24,7 +24,20 @@ its defaults, with ``random_state`` the split number:
 - local: :class:`metric_learn_scml.LocalSCML_Supervised` through
   :class:`metric_learn_scml.MetricKNeighborsClassifier`.
 
-A failed fit is recorded with its error message. The datasets are split,
+A failed fit is recorded with its error message. The baselines
+(:data:`BASELINES`: code outside this package, deterministic for a split)
+are fitted once: a run given earlier records reuses theirs for the same
+dataset, split and training size.
+
+**Deciding** (DESIGN.md section 8): each comparison of
+:data:`COMPARISONS` is judged per dataset by the paired difference of
+errors over the splits, tested with the variance correction of Nadeau and
+Bengio for repeated random splits (:func:`benchmarks.results.paired_test`);
+the p-values of one comparison's datasets are adjusted by Holm's method
+(:func:`benchmarks.results.holm`), and a dataset counts as a significant
+win or loss at adjusted 5 %. Over the datasets of a group, the mean gain
+and the Wilcoxon signed-rank p-value (Demsar 2006) say whether the gain is
+general. Defaults are chosen on the *selection* group only. The datasets are split,
 alphabetically alternating, into a *selection* half (defaults may be chosen
 on it) and a *held-out* half (to report only). A third, *fresh* group was
 added in the tenth session, after the defaults were chosen, to see how they
@@ -61,7 +74,8 @@ from metric_learn import SCML_Supervised as MetricLearnSCML
 
 from .data import DATASETS as REGISTRY, FRESH, GENERATED, KEEL_NUMERIC, SHIPPED
 from .protocol import lookup, metric_error, n_active, stratified_split, subsample, timed_fit
-from .results import markdown_table, pivot, summarise
+from .results import (holm, markdown_table, paired_test, pivot, summarise,
+                      wilcoxon_over_datasets)
 
 # Alphabetical alternation: a fixed rule that no result can move.
 _CHOSEN_ON = tuple(sorted(KEEL_NUMERIC + SHIPPED))
@@ -71,10 +85,13 @@ DATASETS = tuple(sorted(KEEL_NUMERIC + SHIPPED + FRESH + GENERATED))
 GROUPS = {**dict.fromkeys(SELECTION, "selection"), **dict.fromkeys(HELD_OUT, "held-out"),
           **dict.fromkeys(FRESH, "fresh"), **dict.fromkeys(GENERATED, "generated")}
 
-N_SPLITS = 3
+N_SPLITS = 10
+TEST_FRACTION = 0.3
 MAX_SAMPLES = 2000
 SIZE_LIMIT = 100_000
 TIE_BAND = 0.5
+# Family-wise level of the per-dataset tests (Holm over one comparison's datasets).
+ALPHA = 0.05
 QUICK_DATASETS = SHIPPED
 QUICK_METHODS = ("euclidean", "ours", "ml_scml")
 
@@ -84,17 +101,25 @@ BreadthMethod = namedtuple("BreadthMethod", "name make limited")
 METHODS = {
     "euclidean": BreadthMethod("Euclidean", None, False),
     "ours": BreadthMethod("ours", SCML_Supervised, False),
+    "ours_rda": BreadthMethod("ours (RDA refit)", lambda random_state: SCML_Supervised(
+        solver="rda", random_state=random_state), False),
     "ml_scml": BreadthMethod("metric-learn SCML", MetricLearnSCML, False),
     "lmnn": BreadthMethod("LMNN", LMNN, True),
     "nca": BreadthMethod("NCA", NeighborhoodComponentsAnalysis, True),
     "local": BreadthMethod("local", lambda random_state: MetricKNeighborsClassifier(
         LocalSCML_Supervised(random_state=random_state)), False),
 }
+# Fitted once per (dataset, split, training size), then reused.
+BASELINES = ("Euclidean", "metric-learn SCML", "LMNN", "NCA")
 # (method, reference): each row of the comparisons.
-COMPARISONS = (("ours", "Euclidean"), ("ours", "metric-learn SCML"), ("local", "Euclidean"))
+COMPARISONS = (("ours", "Euclidean"), ("ours", "NCA"), ("ours", "LMNN"),
+               ("ours", "metric-learn SCML"), ("ours", "ours (RDA refit)"),
+               ("local", "Euclidean"))
+GROUP_NAMES = ("selection", "held-out", "fresh", "generated", "all")
 
 SPLIT_COLUMNS = ("dataset", "split", "method", "error", "fit_seconds", "n_active",
-                 "n_warnings", "n_train", "n_features", "failed", "skipped", "commit")
+                 "n_warnings", "n_train", "n_features", "failed", "skipped", "commit",
+                 "beta", "fallback")
 SUMMARY_COLUMNS = ("dataset", "group", "method", "error_mean", "error_se",
                    "fit_seconds_mean", "n_splits", "n_failed", "n_active_mean")
 
@@ -128,22 +153,27 @@ def _measure(make, split, X_train, y_train, X_test, y_test):
                 X_train, y_train, X_test, y_test)
         except Exception as failure:  # noqa: BLE001 - recorded, not raised
             return dict(failed="%s: %s" % (type(failure).__name__, failure))
+    fitted = getattr(fitted, "estimator_", fitted)
     return dict(error=error, fit_seconds=seconds, n_active=n_active(fitted),
-                n_warnings=len(caught))
+                n_warnings=len(caught), beta=getattr(fitted, "beta_", None),
+                fallback=getattr(fitted, "euclidean_fallback_", None))
 
 
 def run(datasets=None, methods=None, n_splits=N_SPLITS, max_samples=MAX_SAMPLES,
-        progress=None):
+        progress=None, earlier=()):
     """Fit every method on every split of every dataset.
 
     ``datasets`` are names of :data:`DATASETS` and ``methods`` keys or
     names of :data:`METHODS` (None: all). Returns one record per (dataset,
     split, method) with the fields of :data:`SPLIT_COLUMNS` (``error`` a
     fraction; ``failed`` or ``skipped`` hold the reason when no error was
-    measured).
+    measured). A :data:`BASELINES` fit found in ``earlier`` (records of an
+    earlier run) for the same dataset, split and training size is reused.
     """
     names = lookup(datasets, dict.fromkeys(DATASETS), "dataset")
     keys = lookup(methods, METHODS, "method")
+    cached = {(record["dataset"], record["split"], record["method"], record["n_train"]): record
+              for record in earlier if record["method"] in BASELINES}
     records = []
     for name, split, X_train, y_train, X_test, y_test in _splits(names, n_splits,
                                                                  max_samples):
@@ -152,6 +182,10 @@ def run(datasets=None, methods=None, n_splits=N_SPLITS, max_samples=MAX_SAMPLES,
             method = METHODS[key]
             record = dict(dataset=name, split=split, method=method.name,
                           n_train=X_train.shape[0], n_features=X_train.shape[1])
+            reused = cached.get((name, split, method.name, X_train.shape[0]))
+            if reused is not None:
+                records.append(dict(reused))
+                continue
             if method.limited and size > SIZE_LIMIT:
                 record["skipped"] = "n_train * n_features = %d > %d" % (size, SIZE_LIMIT)
             else:
@@ -202,10 +236,10 @@ def summary_rows(records):
     return rows
 
 
-def differences(records, method, reference):
-    """{dataset: mean error of ``method`` minus ``reference``} in points.
+def paired_differences(records, method, reference):
+    """{dataset: array of ``method``'s error minus ``reference``'s per split}, in points.
 
-    Paired: over the splits both measured (all of them after a full run).
+    Over the splits both measured (all of them after a full run), in split order.
     """
     errors = {}
     for record in records:
@@ -218,8 +252,96 @@ def differences(records, method, reference):
         theirs = errors.get((dataset, reference), {})
         common = sorted(set(mine) & set(theirs))
         if common:
-            gaps[dataset] = float(np.mean([mine[split] - theirs[split] for split in common]))
+            gaps[dataset] = np.array([mine[split] - theirs[split] for split in common])
     return gaps
+
+
+def differences(records, method, reference):
+    """{dataset: mean error of ``method`` minus ``reference``} in points (paired)."""
+    return {dataset: float(gaps.mean()) for dataset, gaps in
+            paired_differences(records, method, reference).items()}
+
+
+def significance(records, method, reference, alpha=ALPHA):
+    """Per dataset: the paired test of ``method`` against ``reference``.
+
+    Returns {dataset: dict(mean, se, p, p_holm, verdict)} with the mean
+    difference (method minus reference, points), its corrected standard
+    error and p-value (:func:`benchmarks.results.paired_test`), the p-value
+    adjusted by Holm over every dataset of the comparison, and ``verdict``
+    ``'win'`` or ``'loss'`` where that is below ``alpha``, else ``'-'``.
+    """
+    tests = {dataset: paired_test(gaps, TEST_FRACTION)
+             for dataset, gaps in paired_differences(records, method, reference).items()}
+    adjusted = holm([p for _, _, p in tests.values()])
+    found = {}
+    for (dataset, (mean, se, p)), p_holm in zip(tests.items(), adjusted):
+        verdict = "-" if not p_holm <= alpha else ("win" if mean < 0 else "loss")
+        found[dataset] = dict(mean=mean, se=se, p=p, p_holm=p_holm, verdict=verdict)
+    return found
+
+
+def significance_table(records, alpha=ALPHA):
+    """Markdown: significant wins / no difference / losses of each comparison, by group.
+
+    Per dataset, Holm-adjusted paired tests (:func:`significance`); per
+    group, the mean gain with its standard error over datasets and the
+    Wilcoxon signed-rank p-value of the datasets' mean gains. Then the
+    datasets with a significant difference.
+    """
+    lines, named = [], []
+    for method, reference in COMPARISONS:
+        tests = significance(records, method, reference, alpha)
+        if not tests:
+            continue
+        for group in GROUP_NAMES:
+            mine = {dataset: test for dataset, test in tests.items()
+                    if group == "all" or GROUPS.get(dataset) == group}
+            if not mine:
+                continue
+            gains = -np.array([test["mean"] for test in mine.values()])
+            verdicts = [test["verdict"] for test in mine.values()]
+            spread = gains.std(ddof=1) / math.sqrt(len(gains)) if len(gains) > 1 else math.nan
+            lines.append([
+                "%s vs %s" % (method, reference), group, len(mine),
+                "%d / %d / %d" % (verdicts.count("win"), verdicts.count("-"),
+                                  verdicts.count("loss")),
+                "%+.2f ± %.2f" % (gains.mean(), spread),
+                "%.2g" % wilcoxon_over_datasets(gains)])
+        named += ["%s vs %s: %s %s (%+.1f ± %.1f, Holm p = %.2g)" % (
+            method, reference, test["verdict"], dataset, test["mean"], test["se"],
+            test["p_holm"]) for dataset, test in tests.items() if test["verdict"] != "-"]
+    table = markdown_table(
+        ["comparison", "datasets", "n", "significant wins / no difference / losses",
+         "mean gain ± SE (points)", "Wilcoxon p over datasets"], lines)
+    return table + ([""] + ["- " + line for line in named] if named else [])
+
+
+def beta_spread(records, method="ours"):
+    """Markdown: per dataset, the chosen betas of ``method`` over the splits.
+
+    Their range in decades (log10 of the largest over the smallest; the
+    data are standardised, so one dataset's betas are comparable) and the
+    splits that fell back to the Euclidean metric.
+    """
+    chosen = {}
+    for record in records:
+        if record["method"] == method and not (record.get("failed") or record.get("skipped")):
+            chosen.setdefault(record["dataset"], []).append(record)
+    lines = []
+    for dataset in sorted(chosen):
+        betas = np.array([record.get("beta") or math.nan for record in chosen[dataset]],
+                         dtype=float)
+        betas = betas[betas > 0]
+        fallbacks = sum(bool(record.get("fallback")) for record in chosen[dataset])
+        if not len(betas):
+            continue
+        lines.append([dataset, GROUPS.get(dataset, ""), len(betas),
+                      "%.2g" % np.median(betas),
+                      "%.2g .. %.2g" % (betas.min(), betas.max()),
+                      "%.1f" % np.log10(betas.max() / betas.min()), fallbacks])
+    return markdown_table(["dataset", "group", "splits", "median beta", "range",
+                           "spread (decades)", "Euclidean fallbacks"], lines)
 
 
 def comparison_table(records, band=TIE_BAND):
@@ -286,10 +408,15 @@ def report(records):
                        for record in records if record.get("failed")})
     lines = ["### 3-NN test error (%), mean ± standard error over splits", ""]
     lines += grid(rows, records)
+    lines += ["", "### Significant differences (paired over splits, Nadeau-Bengio "
+              "corrected t-test, Holm at %g %% over the datasets)" % (100 * ALPHA), ""]
+    lines += significance_table(records)
     lines += ["", "### Ours against the references (ties within %.1f point)" % TIE_BAND, ""]
     lines += comparison_table(records)
     lines += ["", "### Mean fit time (s)", ""]
     lines += grid(rows, records, "fit_seconds_mean", 2)
+    lines += ["", "### The beta chosen by ours over the splits", ""]
+    lines += beta_spread(records)
     if failures:
         lines += ["", "Failed fits: " + "; ".join(failures) + "."]
     return lines

@@ -68,8 +68,8 @@ from . import (basis_size, breadth, calibration, cone, exact, fit_time, global_t
 from .data import DEFAULT_PREPROCESSING, PREPROCESSINGS, SHIPPED
 from .protocol import UnknownNameError
 from .results import (RESULTS_DIR, SUMMARY_COLUMNS, format_error, keep_summaries,
-                      markdown_table, merge_records, pivot, results_table, summarise,
-                      write_csv)
+                      markdown_table, merge_records, pivot, read_records, results_table,
+                      summarise, write_csv)
 
 COMMANDS = ("global", "local", "multitask", "all", "memory", "basis-size", "report",
             "breadth", "small-tasks", "scale", "cone", "exact", "shipped", "calibration",
@@ -238,10 +238,12 @@ def run_all(args, progress):
 
 def run_breadth(args, progress):
     start = time.perf_counter()
+    earlier = (read_records(args.out / "breadth_splits.csv")
+               if args.out is not None and (args.out / "breadth_splits.csv").exists() else ())
     records = breadth.run(args.datasets or (breadth.QUICK_DATASETS if args.quick else None),
                           args.methods or (breadth.QUICK_METHODS if args.quick else None),
                           args.splits or (1 if args.quick else breadth.N_SPLITS),
-                          args.max_samples, progress)
+                          args.max_samples, progress, earlier)
     for record in records:
         record["commit"] = args.commit
     if args.out is not None:

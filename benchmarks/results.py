@@ -284,3 +284,77 @@ def results_table(rows):
           format_number(row.get("n_active_mean", math.nan), 0),
           "%d%s" % (row["n_splits"], " (+%d failed)" % row["n_failed"]
                     if row.get("n_failed") else "")] for row in rows])
+
+
+# --------------------------------------------------------------------------
+# Paired significance (the decision protocol)
+# --------------------------------------------------------------------------
+
+
+def paired_test(differences, test_fraction=None):
+    r"""Mean, standard error and two-sided p-value of paired differences.
+
+    ``differences`` are one method's error minus another's on the same
+    splits. Without ``test_fraction`` this is Student's paired t-test
+    (``scipy.stats.ttest_rel``). Repeated random train/test splits share
+    training points, so their differences are correlated and the plain test
+    finds too many differences (Dietterich 1998); with ``test_fraction``
+    (the test share :math:`n_2 / (n_1 + n_2)` of each split) the variance
+    is corrected as Nadeau and Bengio (2003) do:
+    :math:`\hat\sigma^2 (1/J + n_2/n_1)` in place of :math:`\hat\sigma^2/J`
+    for :math:`J` splits, with :math:`J - 1` degrees of freedom.
+
+    Returns ``(mean, se, p)``; ``p`` is 1 where every difference is 0 and
+    nan for fewer than two splits. ``se`` is the (corrected) standard error.
+    """
+    from scipy import stats
+
+    values = np.asarray(differences, dtype=float)
+    n = len(values)
+    mean = float(values.mean()) if n else math.nan
+    if n < 2:
+        return mean, math.nan, math.nan
+    factor = 1.0 / n
+    if test_fraction is not None:
+        factor += test_fraction / (1.0 - test_fraction)
+    se = math.sqrt(np.var(values, ddof=1) * factor)
+    if se == 0:
+        return mean, 0.0, 1.0 if mean == 0 else 0.0
+    p = 2.0 * stats.t.sf(abs(mean) / se, n - 1)
+    return mean, se, float(p)
+
+
+def holm(p_values):
+    """Holm's step-down adjusted p-values (same order as ``p_values``).
+
+    The k-th smallest of m p-values is multiplied by ``m - k + 1``, then made
+    non-decreasing in that order and capped at 1; a hypothesis is rejected at
+    level alpha where its adjusted value is at most alpha. Controls the
+    family-wise error (here: over the datasets of one comparison).
+    """
+    p = np.asarray(p_values, dtype=float)
+    adjusted = np.full(p.shape, math.nan)
+    finite = np.flatnonzero(~np.isnan(p))
+    order = finite[np.argsort(p[finite], kind="stable")]
+    m = len(order)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def wilcoxon_over_datasets(gains):
+    """Two-sided Wilcoxon signed-rank p-value of per-dataset mean gains.
+
+    Demsar (JMLR 2006) recommends it for two learners over many datasets:
+    it uses the datasets as the sample, so one dataset's noise moves it
+    little. nan for fewer than two non-zero gains.
+    """
+    from scipy import stats
+
+    gains = np.asarray(gains, dtype=float)
+    gains = gains[~np.isnan(gains)]
+    if np.count_nonzero(gains) < 2:
+        return math.nan
+    return float(stats.wilcoxon(gains, zero_method="pratt").pvalue)

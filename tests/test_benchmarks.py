@@ -807,3 +807,84 @@ def test_fit_time_needs_a_folder_holding_the_package(tmp_path):
         fit_time.check_baseline(tmp_path)
     with pytest.raises(SystemExit, match="fit-time needs --baseline"):
         cli.main(["fit-time", "--out", str(tmp_path)])
+
+
+# A fixed table of paired differences (points), checked against scipy.stats.
+PAIRED = np.array([-2.1, -0.4, -3.3, 0.8, -1.7, -2.6, -0.9, -1.2, 0.3, -2.0])
+
+
+def test_paired_test_is_scipys_paired_t_test_without_correction():
+    from scipy import stats
+
+    ours, theirs = 10.0 + PAIRED, np.full(10, 10.0)
+    mean, se, p = results.paired_test(ours - theirs)
+    reference = stats.ttest_rel(ours, theirs)
+    assert mean == pytest.approx(PAIRED.mean())
+    assert se == pytest.approx(stats.sem(PAIRED))
+    assert p == pytest.approx(reference.pvalue, rel=1e-9)
+
+
+def test_paired_test_correction_widens_the_standard_error_as_nadeau_and_bengio():
+    from scipy import stats
+
+    mean, se, p = results.paired_test(PAIRED, test_fraction=0.3)
+    n = len(PAIRED)
+    expected_se = math.sqrt(PAIRED.var(ddof=1) * (1 / n + 0.3 / 0.7))
+    assert se == pytest.approx(expected_se)
+    t = mean / expected_se
+    assert p == pytest.approx(2 * stats.t.sf(abs(t), n - 1), rel=1e-9)
+    # the corrected test is the plain one with t shrunk by sqrt(1 + n * n2 / n1)
+    plain = stats.ttest_rel(PAIRED, np.zeros(n)).statistic
+    assert t == pytest.approx(plain / math.sqrt(1 + n * 0.3 / 0.7))
+    assert p > results.paired_test(PAIRED)[2]
+
+
+def test_paired_test_degenerate_cases():
+    assert results.paired_test([0.0, 0.0, 0.0])[1:] == (0.0, 1.0)
+    assert results.paired_test([1.0, 1.0])[2] == 0.0
+    assert math.isnan(results.paired_test([1.0])[2])
+
+
+def test_holm_matches_the_step_down_definition():
+    p = np.array([0.01, 0.04, 0.03, 0.005, np.nan, 0.5])
+    adjusted = results.holm(p)
+    # sorted: 0.005 (x5), 0.01 (x4), 0.03 (x3), 0.04 (x2), 0.5 (x1), made monotone
+    expected = np.array([0.04, 0.09, 0.09, 0.025, np.nan, 0.5])
+    np.testing.assert_allclose(adjusted, expected)
+    np.testing.assert_allclose(results.holm([0.9, 0.8]), [1.0, 1.0])  # capped, monotone
+    np.testing.assert_allclose(results.holm([0.2, 0.01]), [0.2, 0.02])
+
+
+def test_wilcoxon_over_datasets_is_scipys_signed_rank_test():
+    from scipy import stats
+
+    gains = np.array([1.2, -0.3, 2.5, 0.0, 0.7, 1.9, -1.1, 0.4])
+    assert results.wilcoxon_over_datasets(gains) == pytest.approx(
+        stats.wilcoxon(gains, zero_method="pratt").pvalue)
+    assert math.isnan(results.wilcoxon_over_datasets([0.0, 0.0, 1.0]))
+
+
+def test_breadth_significance_finds_a_real_loss_and_ignores_noise():
+    rng = np.random.RandomState(0)
+    records = []
+    # digits: ours worse by 3 points on every split; iris: noise around 0
+    for split in range(10):
+        for dataset, gap in (("digits", 3.0 + 0.5 * rng.randn()), ("iris", rng.randn())):
+            records += [dict(dataset=dataset, split=split, method="Euclidean",
+                             error=0.10, fit_seconds=0.0),
+                        dict(dataset=dataset, split=split, method="ours",
+                             error=0.10 + gap / 100, fit_seconds=0.1)]
+    found = breadth.significance(records, "ours", "Euclidean")
+    assert found["digits"]["verdict"] == "loss" and found["iris"]["verdict"] == "-"
+    assert found["digits"]["p_holm"] >= found["digits"]["p"]
+    table = "\n".join(breadth.significance_table(records))
+    assert "| ours vs Euclidean | all | 2 | 0 / 1 / 1 |" in table
+    assert "loss digits" in table
+
+
+def test_breadth_reuses_baseline_fits_of_an_earlier_run():
+    earlier = breadth.run(["iris"], ["euclidean"], n_splits=1)
+    earlier[0]["error"] = 0.5    # a value no fit gives: reused, not refitted
+    again = breadth.run(["iris"], ["euclidean", "ours"], n_splits=1, earlier=earlier)
+    assert again[0]["error"] == 0.5
+    assert again[1]["method"] == "ours" and again[1]["beta"] > 0
