@@ -73,6 +73,7 @@ from metric_learn import LMNN
 from metric_learn import SCML_Supervised as MetricLearnSCML
 
 from .data import DATASETS as REGISTRY, FRESH, GENERATED, KEEL_NUMERIC, SHIPPED
+from .data.tasks import LIBRAS_CUTS
 from .protocol import lookup, metric_error, n_active, stratified_split, subsample, timed_fit
 from .results import (holm, markdown_table, paired_test, pivot, summarise,
                       wilcoxon_over_datasets)
@@ -457,28 +458,34 @@ SMALL_METHODS = {
 }
 
 
-def small_tasks(n_splits=N_SPLITS, progress=None):
+# Test share of a small-tasks split: 60 of each task's 120 points.
+SMALL_TEST_FRACTION = 0.5
+
+
+def small_tasks(n_splits=N_SPLITS, progress=None, cuts=LIBRAS_CUTS):
     """movement_libras as three 5-class tasks of 60 training points.
 
     Methods: Euclidean 3-NN within each task, ``SCML_Supervised()`` and
     ``LocalSCML_Supervised()`` (through ``MetricKNeighborsClassifier``)
     fitted on each task, ``MultiTaskSCML_Supervised()`` fitted on the three
-    tasks with ``tasks``.
+    tasks with ``tasks``. Each of ``cuts`` (the cut generators of
+    :func:`benchmarks.data.tasks.libras_tasks`) gives ``n_splits`` splits,
+    recorded as the dataset ``'libras tasks (<cut>)'``.
 
     Returns
     -------
     records : list of dict
-        One per (split, method): ``error`` (mean over the tasks, a
+        One per (cut, split, method): ``error`` (mean over the tasks, a
         fraction), ``task_errors`` (percent, per task), ``fit_seconds``
         (summed over the per-task fits) and ``n_active`` (mean over the
         per-task models; the multi-task model's union).
     """
     records = []
-    for split in range(n_splits):
-        data = REGISTRY["movement_libras"].tasks(random_state=split)
+    for cut, split in ((cut, split) for cut in cuts for split in range(n_splits)):
+        data = REGISTRY["movement_libras"].tasks(random_state=split, cuts=cut)
         for method, measure in SMALL_METHODS.items():
             errors, seconds, active = measure(split, data)
-            records.append(dict(dataset="libras tasks", split=split, method=method,
+            records.append(dict(dataset="libras tasks (%s)" % cut, split=split, method=method,
                                 error=float(np.mean(errors)), fit_seconds=seconds,
                                 n_active=active, task_errors=" / ".join(
                                     "%.1f" % (100 * error) for error in errors)))
@@ -487,10 +494,31 @@ def small_tasks(n_splits=N_SPLITS, progress=None):
     return records
 
 
-def small_tasks_table(rows):
-    """Markdown: one line per method of the small-tasks summary rows."""
+def small_tasks_table(rows, records=()):
+    """Markdown: one line per (cut, method) of the small-tasks summary rows.
+
+    With the per-split ``records``, each method's paired difference to the
+    Euclidean metric per cut generator: mean and corrected standard error
+    (points), Holm-adjusted p-value over the methods and cuts.
+    """
+    tests = {}
+    for method in SMALL_METHODS:
+        if method != "Euclidean":
+            for dataset, gaps in paired_differences(records, method, "Euclidean").items():
+                tests[dataset, method] = paired_test(gaps, SMALL_TEST_FRACTION)
+    adjusted = dict(zip(tests, holm([p for _, _, p in tests.values()])))
+
+    def against_euclidean(row):
+        key = (row["dataset"], row["method"])
+        if key not in tests:
+            return "-"
+        mean, se, _ = tests[key]
+        return "%+.1f ± %.1f (Holm p = %.2g)" % (mean, se, adjusted[key])
+
     return markdown_table(
-        ["method", "3-NN test error (%), mean over tasks", "active basis",
-         "fit time (s, all tasks)", "splits"],
-        [[row["method"], _cell(row, "error_mean", 1), _cell(row, "n_active_mean", 1),
-          _cell(row, "fit_seconds_mean", 2), row["n_splits"]] for row in rows])
+        ["cuts", "method", "3-NN test error (%), mean over tasks",
+         "minus Euclidean (points, paired)", "active basis", "fit time (s, all tasks)",
+         "splits"],
+        [[row["dataset"], row["method"], _cell(row, "error_mean", 1), against_euclidean(row),
+          _cell(row, "n_active_mean", 1), _cell(row, "fit_seconds_mean", 2), row["n_splits"]]
+         for row in rows])

@@ -238,8 +238,7 @@ def run_all(args, progress):
 
 def run_breadth(args, progress):
     start = time.perf_counter()
-    earlier = (read_records(args.out / "breadth_splits.csv")
-               if args.out is not None and (args.out / "breadth_splits.csv").exists() else ())
+    earlier = read_records(args.out / "breadth_splits.csv") if args.out is not None else ()
     records = breadth.run(args.datasets or (breadth.QUICK_DATASETS if args.quick else None),
                           args.methods or (breadth.QUICK_METHODS if args.quick else None),
                           args.splits or (1 if args.quick else breadth.N_SPLITS),
@@ -257,7 +256,7 @@ def run_small_tasks(args, progress):
     start = time.perf_counter()
     records = breadth.small_tasks(args.splits or (1 if args.quick else breadth.N_SPLITS),
                                   progress)
-    show("small_tasks", breadth.small_tasks_table(breadth.summary_rows(records)))
+    show("small_tasks", breadth.small_tasks_table(breadth.summary_rows(records), records))
     finish_breadth(args, "small_tasks", records, start, "zscore_unit_norm")
 
 

@@ -888,3 +888,23 @@ def test_breadth_reuses_baseline_fits_of_an_earlier_run():
     again = breadth.run(["iris"], ["euclidean", "ours"], n_splits=1, earlier=earlier)
     assert again[0]["error"] == 0.5
     assert again[1]["method"] == "ours" and again[1]["beta"] > 0
+
+
+def test_small_tasks_table_gives_each_cut_and_method_against_euclidean():
+    records = [dict(dataset="libras tasks (%s)" % cut, split=split, method=method,
+                    error=error + 0.01 * (split % 2), fit_seconds=1.0, n_active=3.0)
+               for cut in ("stratified", "permutation") for split in range(10)
+               for method, error in (("Euclidean", 0.20), ("MultiTaskSCML_Supervised", 0.15),
+                                     ("SCML_Supervised (per task)", 0.20),
+                                     ("LocalSCML_Supervised (per task)", 0.25))]
+    for record in records:   # noise that the paired test must see through
+        if record["method"] != "Euclidean":
+            record["error"] += 0.002 * (record["split"] % 3)
+    table = "\n".join(breadth.small_tasks_table(breadth.summary_rows(records), records))
+    assert table.count("| libras tasks (permutation) |") == 4
+    line = next(line for line in table.splitlines()
+                if "(stratified) | MultiTaskSCML_Supervised" in line)
+    assert "| -4.8 ± " in line and "Holm p = " in line
+    euclidean = next(line for line in table.splitlines()
+                     if "(stratified) | Euclidean" in line)
+    assert "| - |" in euclidean

@@ -173,23 +173,35 @@ def vowel_tasks(speakers_per_task=4, sizes=None, random_state=None):
                     {part: np.concatenate(part_rows) for part, part_rows in rows.items()})
 
 
-def libras_tasks(random_state=0, n_train=60, classes_per_task=5):
+LIBRAS_CUTS = ("stratified", "permutation")
+
+
+def libras_tasks(random_state=0, n_train=60, classes_per_task=5, cuts="stratified"):
     """movement_libras as three 5-class tasks of 60 training points (90 features).
 
     Classes 0-4, 5-9 and 10-14 (24 points each) make the tasks; split
-    ``random_state`` draws ``n_train`` training points per task (12 per
-    class, stratified, that seed) and tests on the others. One feature
-    space for the multi-task model: the paper's z-score and unit norm,
-    fitted on the training points of all the tasks. No ``val`` part.
+    ``random_state`` draws ``n_train`` training points per task and tests
+    on the others: 12 per class, stratified, that seed (``cuts='stratified'``),
+    or the first ``n_train`` of ``numpy.random.default_rng(random_state)``'s
+    permutation of the task's rows (``'permutation'``, the cuts of issue 29,
+    whose class counts vary). One feature space for the multi-task model:
+    the paper's z-score and unit norm, fitted on the training points of all
+    the tasks. No ``val`` part.
     """
+    if cuts not in LIBRAS_CUTS:
+        raise ValueError("cuts must be one of %s, got %r" % (LIBRAS_CUTS, cuts))
     X, y = load_keel("movement_libras")
     y = np.unique(y, return_inverse=True)[1]
     task = y // classes_per_task
     train, test = [], []
     for t in np.unique(task):
         rows = np.flatnonzero(task == t)
-        task_train, task_test = stratified_split(y[rows], random_state, test_size=None,
-                                                 train_size=n_train)
+        if cuts == "permutation":
+            order = np.random.default_rng(random_state).permutation(len(rows))
+            task_train, task_test = np.sort(order[:n_train]), np.sort(order[n_train:])
+        else:
+            task_train, task_test = stratified_split(y[rows], random_state, test_size=None,
+                                                     train_size=n_train)
         train.append(rows[task_train])
         test.append(rows[task_test])
     data = _collect(X, y, task, {"train": np.concatenate(train), "test": np.concatenate(test)})
