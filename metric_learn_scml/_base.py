@@ -234,14 +234,6 @@ class _SCMLEstimator(_MetricLearner):
         return union_basis(build, n_tasks, self._n_basis(n_features),
                            n_features, shared_budget=self.n_basis is None)
 
-    def _batch_size(self, task_offsets):
-        """``batch_size``, at most the triplets of the largest task.
-
-        The solvers draw each batch with replacement, so a larger batch
-        only repeats triplets.
-        """
-        return int(min(self.batch_size, np.diff(task_offsets).max()))
-
     def _exact(self, n_triplets):
         """Whether the fit takes RDA's result to the exact optimum.
 
@@ -291,11 +283,11 @@ class _SCMLEstimator(_MetricLearner):
         differences, unit = scaled_differences(
             X, basis, pairs, unit=None if state is None else self._unit,
             pair_offsets=pair_offsets)
-        batch_size = self._batch_size(task_offsets)
         if incremental:
             # One epoch over the batch's triplets, as scikit-learn's
-            # SGD partial_fit; the result is the last iterate.
-            n_steps = -(-int(np.diff(task_offsets).max()) // batch_size)
+            # SGD partial_fit; the result is the last iterate. (One step
+            # where batch_size exceeds them: rda caps the batch.)
+            n_steps = -(-int(np.diff(task_offsets).max()) // self.batch_size)
             schedule = dict(max_iter=n_steps, eval_every=n_steps,
                             keep_best=False)
         else:
@@ -303,7 +295,7 @@ class _SCMLEstimator(_MetricLearner):
                             eval_every=self.output_iter)
         result = rda(differences, triplet_pairs, task_offsets,
                      beta=self.beta_ * unit ** 2, gamma=self.gamma,
-                     batch_size=batch_size, tol=n_tasks * self.tol,
+                     batch_size=self.batch_size, tol=n_tasks * self.tol,
                      n_iter_no_change=self.n_iter_no_change,
                      random_state=self._rng, verbose=self.verbose,
                      name=type(self).__name__, state=state, **schedule)

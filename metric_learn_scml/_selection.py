@@ -388,8 +388,8 @@ def held_out_path_scores(estimator, X, y, fit, held, betas=None,
         betas = beta_grid(largest)
     weights = path.solve_rda(
         betas, gamma=estimator.gamma,
-        batch_size=estimator._batch_size([0, path.triplet_pairs.shape[0]]),
-        max_iter=estimator.max_iter, eval_every=estimator.output_iter,
+        batch_size=estimator.batch_size, max_iter=estimator.max_iter,
+        eval_every=estimator.output_iter,
         tol=estimator.tol, n_iter_no_change=estimator.n_iter_no_change,
         random_state=rng)
     triplets = held_out_triplets(X[fit], y[fit], X[held], y[held],

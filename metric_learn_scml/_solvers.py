@@ -478,6 +478,16 @@ def triplet_scale(differences, triplet_pairs, random_state):
     return scale if np.isfinite(scale) and scale > 0 else 1.0
 
 
+def capped_batch_size(batch_size, task_sizes):
+    """``batch_size``, at most the triplets of the largest task.
+
+    Every solver draws its batches with replacement, so a larger batch
+    only repeats triplets, at its full cost at every step. Each solver
+    applies this itself, so that no caller can forget it.
+    """
+    return int(min(batch_size, max(int(np.max(task_sizes)), 1)))
+
+
 def triplet_vectors(differences, triplet_pairs, draws):
     r"""The triplet vectors :math:`g = s_{ij} - s_{ik}` of each step's draws.
 
@@ -610,7 +620,8 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
         RDA step parameter, in the rescaled units (larger is more
         conservative).
     batch_size : int, default=32
-        Triplets per task per iteration.
+        Triplets per task per iteration, at most those of the largest
+        task (:func:`capped_batch_size`).
     max_iter : int, default=20000
     eval_every : int, default=250
     tol : float, default=1e-3
@@ -637,6 +648,7 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     task_offsets = np.asarray(task_offsets)
     task_sizes = np.diff(task_offsets)
     n_tasks, n_basis = task_sizes.shape[0], differences.n_features
+    batch_size = capped_batch_size(batch_size, task_sizes)
 
     if state is None:
         scale = triplet_scale(differences, triplet_pairs, rng)
@@ -722,6 +734,7 @@ def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
     rng = check_random_state(random_state)
     betas = np.asarray(betas, dtype=float)
     n_triplets, n_basis = triplet_pairs.shape[0], differences.n_features
+    batch_size = capped_batch_size(batch_size, n_triplets)
     if scale is None:
         scale = triplet_scale(differences, triplet_pairs, rng)
     batch_betas = (batch_size * betas)[:, None]
@@ -1021,6 +1034,7 @@ verbose, name
     """
     rng = check_random_state(random_state)
     n_triplets = triplet_pairs.shape[0]
+    batch_size = capped_batch_size(batch_size, n_triplets)
     couples, triplet_couples = oriented_pairs(anchors, triplet_pairs)
 
     scale = triplet_scale(differences, triplet_pairs, rng)

@@ -117,7 +117,7 @@ class _LocalModel(_SCMLEstimator):
         result = forward_backward(
             differences, triplet_pairs, triplets[:, 0], embedding, start,
             beta=self.beta_ * unit, learning_rate=self.learning_rate,
-            batch_size=self._batch_size([0, triplets.shape[0]]),
+            batch_size=self.batch_size,
             # Where the held-out points preferred the Euclidean metric to
             # every global model, the more flexible local one keeps its
             # Euclidean start (beyond the paper; measured on the breadth

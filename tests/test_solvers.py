@@ -4,6 +4,7 @@ from scipy.optimize import minimize
 
 from metric_learn_scml._solvers import (SquaredDifferences,
                                         components_from_weights,
+                                        forward_backward,
                                         group_soft_threshold, objective, rda,
                                         rda_path)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
@@ -288,3 +289,31 @@ def test_large_data_are_never_projected(monkeypatch):
     differences, unit = solvers.scaled_differences(
         X, rng.randn(8, 3), rng.randint(0, 200, size=(30, 2)))
     assert isinstance(differences.projections, FactoredProjections)
+
+
+def test_every_solver_caps_its_batch_at_the_triplets():
+    # Draws are with replacement: a batch beyond the triplets only repeats
+    # them, at its full cost per step. Each solver caps it itself, so that
+    # no caller (a fit, the selection's path, scml_path) can forget.
+    X, basis, triplets = make_problem(n=20)
+    pairs, triplet_pairs = pair_index(triplets)
+    differences = SquaredDifferences(X @ basis.T, pairs)
+    n_triplets = len(triplets)
+    common = dict(max_iter=4, eval_every=2, random_state=0)
+    rda_runs = [rda(differences, triplet_pairs, [0, n_triplets], beta=1e-3,
+                    batch_size=b, **common) for b in (n_triplets, 10 ** 5)]
+    np.testing.assert_array_equal(rda_runs[1].weights, rda_runs[0].weights)
+    assert rda_runs[1].history == rda_runs[0].history
+    path_runs = [rda_path(differences, triplet_pairs, [1e-2, 1e-4],
+                          batch_size=b, **common)[0]
+                 for b in (n_triplets, 10 ** 5)]
+    np.testing.assert_array_equal(path_runs[1], path_runs[0])
+    embedding = np.column_stack([np.random.RandomState(0).randn(len(X), 3),
+                                 np.ones(len(X))])
+    start = np.zeros((4, basis.shape[0]))
+    start[-1] = np.sqrt(rda_runs[0].weights[0])
+    local_runs = [forward_backward(differences, triplet_pairs, triplets[:, 0],
+                                   embedding, start, beta=1e-3, batch_size=b,
+                                   **common)
+                  for b in (n_triplets, 10 ** 5)]
+    np.testing.assert_array_equal(local_runs[1].weights, local_runs[0].weights)
