@@ -32,7 +32,7 @@ from ._arrays import centred, largest_magnitude
 from ._basis import default_n_basis, labels_basis, triplet_basis, union_basis
 from ._exact import EXACT_GAP_TOL, TripletProblem, beta_max, exact_phase
 from ._exact_group import exact_group_phase
-from ._selection import choose_beta, merges_points
+from ._selection import PathSettings, merges_points, select_beta
 from ._solvers import (components_from_weights, rda, rda_state_for,
                        scaled_differences)
 from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
@@ -237,17 +237,14 @@ class _SCMLEstimator(_MetricLearner):
     def _exact(self, n_triplets):
         """Whether the fit takes RDA's result to the exact optimum.
 
-        Under ``'auto'``: for a given positive beta up to
-        ``EXACT_MAX_TRIPLETS``; never where beta is chosen from the data
-        (``beta='auto'``, or the local learners' ``global_beta='auto'``),
-        since it was chosen among RDA's models (on the breadth datasets the
-        RDA refit also erred less), nor at ``beta=0``, where no bound on
-        the weights keeps the linear program well scaled and its optimum
-        cannot be certified.
+        Under ``'auto'``: at a positive beta, given or chosen from the data,
+        up to ``EXACT_MAX_TRIPLETS`` (the paper's model is the sparse
+        optimum of its objective); not at ``beta=0``, where no bound on the
+        weights keeps the linear program well scaled and its optimum cannot
+        be certified.
         """
         if self.solver == "auto":
-            return (n_triplets <= EXACT_MAX_TRIPLETS
-                    and not self._chosen_beta() and self.beta_ > 0)
+            return n_triplets <= EXACT_MAX_TRIPLETS and self.beta_ > 0
         return self.solver == "exact"
 
     def _solve(self, X, triplets, task_offsets, basis, incremental=False,
@@ -583,9 +580,12 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False):
         members = [np.flatnonzero(codes == t)
                    for t in range(estimator.tasks_.shape[0])]
     if estimator.beta_ is None:
-        (estimator.beta_, estimator.beta_path_,
-         estimator.validation_error_path_,
-         estimator.euclidean_fallback_) = estimator._choose_beta(X, y)
+        selection = estimator._choose_beta(X, y)
+        estimator.beta_ = selection.beta
+        estimator.beta_path_ = selection.betas
+        estimator.validation_error_path_ = selection.errors
+        estimator.validation_triplet_error_path_ = selection.triplet_errors
+        estimator.euclidean_fallback_ = selection.euclidean
     triplets = [rows[_task_triplets(estimator, X[rows], y[rows], task,
                                     partial)]
                 for task, rows in zip(
@@ -708,8 +708,42 @@ class _FromLabels:
             what="a KNeighborsTransformer"), None],
     }
 
+    def _path_settings(self, n_features):
+        """The parameters a path of this learner is built and solved with."""
+        basis = (self.basis if isinstance(self.basis, str) else
+                 check_basis_array(self.basis, n_features, self.n_basis))
+        return PathSettings(
+            basis, self._n_basis(n_features), self.k_genuine,
+            self.k_impostor, self.neighbors,
+            dict(gamma=self.gamma, batch_size=self.batch_size,
+                 max_iter=self.max_iter, eval_every=self.output_iter,
+                 tol=self.tol, n_iter_no_change=self.n_iter_no_change))
+
+    def _selection_random_state(self):
+        """The random stream of the choice of beta.
+
+        Its own stream from the same seed, so that the fit after the choice
+        draws what ``beta=beta_`` draws (as ``LassoCV`` refits the Lasso of
+        its best alpha), whatever the choice drew. A ``RandomState``
+        instance gives one seed to it instead (it is a single stream).
+        """
+        if isinstance(self.random_state, np.random.RandomState):
+            return np.random.RandomState(self._rng.randint(2 ** 31))
+        return random_state_of(self)
+
     def _choose_beta(self, X, y):
-        return choose_beta(self, X, y)
+        """``beta='auto'``: :func:`~metric_learn_scml._selection.select_beta`."""
+        selection = select_beta(X, y, self._path_settings(X.shape[1]),
+                                self._selection_random_state())
+        if selection.reason is not None:
+            warnings.warn(
+                "%s(%s='auto') %s, so %s=%g is used, without the held-out "
+                "check against the Euclidean metric. Give %s a value, or "
+                "more points per class." % (
+                    type(self).__name__, self._stage_name(), selection.reason,
+                    self._stage_name(), selection.beta, self._stage_name()),
+                UserWarning)
+        return selection
 
     def __sklearn_tags__(self):
         # y is required: scikit-learn then checks fit(X, None) fails clearly.

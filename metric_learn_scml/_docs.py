@@ -189,11 +189,12 @@ ATTRIBUTES = {
         ``(iteration, objective, n_active)`` at every evaluation.""",
     'n_features_in_': r"""    n_features_in_ : int
         Number of features seen during fit.""",
-    'beta_path_, validation_error_path_': r"""    beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
-        With ``beta='auto'``: the values tried and their held-out 3-NN
-        error (over several held-out cuts, the geometric mean of the
-        cuts' values and the mean of their errors; empty where too few
-        points per class could be held out; ``beta_`` is then 1e-5).""",
+    'beta_path_, validation_error_path_, validation_triplet_error_path_': r"""    beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
+        With ``beta='auto'``: the values tried, and the held-out 3-NN error
+        and triplet error under each (over several held-out cuts below 750
+        points, the geometric mean of the cuts' values and the mean of
+        their errors; empty where too few points per class could be held
+        out, and ``beta_`` is then 1e-5).""",
     'tasks_': r"""    tasks_ : ndarray of shape (n_tasks,)
         The task ids, sorted as by :func:`numpy.unique`; row ``t`` of
         ``weights_`` belongs to ``tasks_[t]``.""",
@@ -267,5 +268,5 @@ SOLVER = ("solver", "max_new_elements")
 LINEAR_ATTRIBUTES = ("components_", "weights_", "basis_", "n_active_basis_",
                      "beta_", "dual_gap_", "n_iter_", "objective_",
                      "objective_history_", "n_features_in_")
-AUTO_BETA_ATTRIBUTES = ("beta_path_, validation_error_path_",
+AUTO_BETA_ATTRIBUTES = ("beta_path_, validation_error_path_, validation_triplet_error_path_",
                         "euclidean_fallback_")

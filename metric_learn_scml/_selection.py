@@ -10,12 +10,18 @@ both. So :math:`\beta` is chosen as scikit-learn chooses a Lasso's
 :math:`\beta_{\max}`, each value fitted by RDA (all of them at once, on
 shared batches: :func:`~metric_learn_scml._solvers.rda_path`), each
 solution scored on points the fit did not see by the 3-nearest-neighbour
-error under its metric. The paper tunes :math:`\beta` the same way, on a
-validation split. :func:`~metric_learn_scml.scml_path` gives the exact
+error under its metric, as the paper tunes :math:`\beta` on a validation
+split. Two cheaper criteria with less variance were measured and rejected
+(``benchmarks/results/NOTES.md``, "Deciding the defaults"): the held-out
+mean hinge is not scale-free and prefers the denser models of small betas,
+and the held-out triplet error, whose triplets are mined with Euclidean
+neighbours, prefers metrics close to the Euclidean one; both keep noise
+features that the 3-NN error drops. The triplet error only breaks ties. :func:`~metric_learn_scml.scml_path` gives the exact
 optima along the same grid (:meth:`LabelledPath.solve`).
 """
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.model_selection import train_test_split
@@ -168,16 +174,112 @@ def held_out_scores(weights, basis, X_fit, y_fit, X_held, y_held, triplets):
     return errors, triplet_errors
 
 
-def labelled_basis(estimator, X, y, random_state):
-    """The ``basis`` of a supervised learner on ``(X, y)``: its array, the
-    ``'lda'`` basis, or for ``'triplet_diffs'`` a function of the triplets
-    that builds it (:class:`LabelledPath` mines them first)."""
+class PathSettings(NamedTuple):
+    """How a supervised learner builds and solves a path: its parameters, read once.
+
+    ``basis`` is ``'lda'``, ``'triplet_diffs'`` or a checked array;
+    ``n_basis`` the generated basis' size; ``rda`` the keyword arguments of
+    :func:`~metric_learn_scml._solvers.rda_path` (``gamma``,
+    ``batch_size``, ``max_iter``, ``eval_every``, ``tol``,
+    ``n_iter_no_change``).
+    """
+
+    basis: object
+    n_basis: int
+    k_genuine: int
+    k_impostor: int
+    neighbors: object
+    rda: dict
+
+
+def path_basis(settings, X, y, random_state):
+    """The basis of a path on ``(X, y)``: the array, the ``'lda'`` basis, or
+    for ``'triplet_diffs'`` a function of the triplets that builds it
+    (:class:`LabelledPath` mines them first)."""
+    if not isinstance(settings.basis, str):
+        return settings.basis
+
     def build(triplets=None):
-        return estimator._make_basis(X.shape[1], lambda task, n: labels_basis(
-            estimator.basis, X, y, slice(None), triplets, n,
-            random_state=random_state))
-    return build if (isinstance(estimator.basis, str)
-                     and estimator.basis == "triplet_diffs") else build()
+        return labels_basis(settings.basis, X, y, slice(None), triplets,
+                            settings.n_basis, random_state=random_state)
+    return build if settings.basis == "triplet_diffs" else build()
+
+
+def path_scores(X, y, fit, held, settings, betas=None, random_state=None):
+    """Fit ``X[fit]`` along ``betas`` by RDA and score on ``X[held]``.
+
+    ``betas`` defaults to :func:`beta_grid` relative to the ``beta_max`` of
+    the fit part.
+
+    Returns
+    -------
+    (betas, errors, triplet_errors) or None
+        The held-out 3-NN and triplet errors at each beta
+        (:func:`held_out_scores`); None where the fit part gives no basis
+        element or no beta keeps one.
+    """
+    rng = check_random_state(random_state)
+    basis = path_basis(settings, X[fit], y[fit], rng)
+    if not callable(basis) and basis.shape[0] == 0:
+        return None
+    path = LabelledPath(X[fit], y[fit], basis, settings.k_genuine,
+                        settings.k_impostor, rng)
+    if path.basis.shape[0] == 0:
+        return None
+    if betas is None:
+        largest = path.beta_max()
+        if not largest > 0:
+            return None
+        betas = beta_grid(largest)
+    weights = path.solve_rda(betas, random_state=rng, **settings.rda)
+    triplets = held_out_triplets(X[fit], y[fit], X[held], y[held],
+                                 settings.k_genuine, settings.k_impostor)
+    return (np.asarray(betas),) + held_out_scores(
+        weights, path.basis, X[fit], y[fit], X[held], y[held], triplets)
+
+
+# Betas whose held-out 3-NN error is within this many binomial standard
+# errors of the least one count as equally good (see best_beta).
+ERROR_BAND = 0.5
+
+
+def best_beta(betas, errors, triplet_errors, n_scored):
+    """The least held-out triplet error among the betas whose 3-NN error is
+    within ``ERROR_BAND`` standard errors of the least; then the largest.
+
+    The 3-NN error of a few hundred held-out points moves by a standard
+    error from one sample to the next, and alone it chose models of a few
+    elements on noise (KEEL phoneme: 6 elements, 21 % test error, where
+    the denser models err 14 %); the triplet error, from about thirty
+    times as many comparisons, separates the candidates it leaves.
+    ``n_scored`` is the number of distinct points behind ``errors``.
+    """
+    best = errors.min()
+    band = ERROR_BAND * np.sqrt(best * (1.0 - best) / max(n_scored, 1))
+    near = errors <= best + band + 1e-12
+    return float(betas[np.lexsort((np.arange(len(betas)), triplet_errors,
+                                   ~near))[0]])
+
+
+class BetaSelection(NamedTuple):
+    """What :func:`select_beta` chose, and the record it chose from.
+
+    ``betas``, ``errors`` and ``triplet_errors`` are the grid and the
+    held-out 3-NN and triplet errors at each value (empty where nothing
+    could be held out); ``euclidean`` whether the Euclidean metric did
+    better on the held-out points than every beta (:func:`euclidean_wins`),
+    with its error ``euclidean_error``; ``n_scored`` the distinct points
+    scored; ``reason`` why no selection ran (None where it did).
+    """
+
+    beta: float
+    betas: np.ndarray
+    errors: np.ndarray
+    triplet_errors: np.ndarray
+    euclidean: bool
+    euclidean_error: float
+    n_scored: int
+    reason: object = None
 
 
 # beta='auto': the share of the training points held out to choose beta,
@@ -205,34 +307,33 @@ MIN_SCORED_POINTS = 150
 MAX_SELECTION_REPEATS = 5
 
 
-def choose_beta(estimator, X, y):
+def select_beta(X, y, settings, random_state=None,
+                max_fit_points=MAX_SELECTION_POINTS,
+                max_scored_points=MAX_VALIDATION_POINTS):
     """``beta='auto'``: the beta whose model does best on held-out points.
 
     A stratified ``VALIDATION_FRACTION`` of the points is held out; the
-    rest (a stratified ``MAX_SELECTION_POINTS`` of them at most) is fitted
-    along the grid of :func:`~metric_learn_scml._selection.beta_grid`
-    (relative to its own ``beta_max``) and scored on the held-out points
-    (a stratified ``MAX_VALIDATION_POINTS`` of them at most;
-    :func:`held_out_path_scores`, :func:`best_beta`). While fewer than
-    ``MIN_SCORED_POINTS`` points have been scored, a new cut is drawn and
-    scored the same way (``MAX_SELECTION_REPEATS`` cuts at most); the
-    errors of the cuts are averaged at each place of the grid, whose
-    values are the geometric means of the cuts' (they differ only by
-    their ``beta_max``), and the standard errors of :func:`best_beta` and
-    :func:`euclidean_wins` count the distinct points scored. Where no
-    class can spare a point, or the held-out part could not contain every
-    class, ``FALLBACK_BETA`` is used and the path is empty.
+    rest (a stratified ``max_fit_points`` of them at most, but
+    ``MIN_SELECTION_POINTS_PER_CLASS`` per class at least) is fitted
+    along the grid of :func:`beta_grid` (relative to its own ``beta_max``)
+    by RDA, and each solution is scored on the held-out points (a
+    stratified ``max_scored_points`` of them at most; :func:`path_scores`,
+    :func:`best_beta`). While fewer than ``MIN_SCORED_POINTS`` points have
+    been scored, a new cut is drawn and scored the same way
+    (``MAX_SELECTION_REPEATS`` cuts at most); the errors of the cuts are
+    averaged at each place of the grid, whose values are the geometric
+    means of the cuts' (they differ only by their ``beta_max``), and the
+    standard errors count the distinct points scored. The Euclidean metric
+    is preferred where its held-out 3-NN error is lower than every beta's
+    by more than ``EUCLIDEAN_MARGIN`` standard errors
+    (:func:`euclidean_wins`). Where no class can spare a point, or the
+    held-out part could not contain every class, ``FALLBACK_BETA`` is
+    returned with a ``reason`` and no record.
 
-    Returns
-    -------
-    beta : float
-    betas, errors : ndarray of shape (n_betas,)
-        The grid and the held-out error (fraction) at each value.
-    euclidean : bool
-        Whether the Euclidean metric did better on the held-out points
-        than every beta, by more than one standard error
-        (:func:`euclidean_wins`).
+    A pure function of the data, the ``settings`` (:class:`PathSettings`)
+    and ``random_state``; it returns a :class:`BetaSelection`.
     """
+    rng = check_random_state(random_state)
     classes, counts = np.unique(y, return_counts=True)
     if counts.min() < 2 and (counts >= 2).sum() >= 2:
         # A class of one point can be neither held out nor a target: the
@@ -241,32 +342,32 @@ def choose_beta(estimator, X, y):
         X, y = X[kept], y[kept]
         classes, counts = np.unique(y, return_counts=True)
     n_held = int(np.ceil(VALIDATION_FRACTION * y.shape[0]))
-    empty = (FALLBACK_BETA, np.zeros(0), np.zeros(0), False)
     if (counts.min() < 2 or n_held < classes.shape[0]
             or y.shape[0] - n_held < 2 * classes.shape[0]):
-        warn_no_selection(estimator, classes.shape[0], y.shape[0])
-        return empty
-    n_fit_points = max(MAX_SELECTION_POINTS,
+        return no_selection(
+            "could not hold out points of every class (%d classes of two "
+            "points or more among %d points: a fifth is held out, and each "
+            "class needs two points left to fit and one held out)" % (
+                classes.shape[0], y.shape[0]))
+    n_fit_points = max(max_fit_points,
                        MIN_SELECTION_POINTS_PER_CLASS * classes.shape[0])
     n_cuts = int(min(MAX_SELECTION_REPEATS,
                      max(1, np.ceil(MIN_SCORED_POINTS / n_held))))
     cuts, scored = [], []
     for _ in range(n_cuts):
         fit, held = train_test_split(np.arange(y.shape[0]), test_size=n_held,
-                                     stratify=y, random_state=estimator._rng)
+                                     stratify=y, random_state=rng)
         # (A stratified cut must leave out at least a point of every class.)
         if fit.shape[0] >= n_fit_points + classes.shape[0]:
             fit = train_test_split(fit, train_size=n_fit_points,
-                                   stratify=y[fit],
-                                   random_state=estimator._rng)[0]
-        if held.shape[0] > MAX_VALIDATION_POINTS + classes.shape[0]:
-            held = train_test_split(held, train_size=MAX_VALIDATION_POINTS,
-                                    stratify=y[held],
-                                    random_state=estimator._rng)[0]
-        scores = held_out_path_scores(estimator, X, y, fit, held,
-                                      random_state=estimator._rng)
+                                   stratify=y[fit], random_state=rng)[0]
+        if held.shape[0] > max_scored_points + classes.shape[0]:
+            held = train_test_split(held, train_size=max_scored_points,
+                                    stratify=y[held], random_state=rng)[0]
+        scores = path_scores(X, y, fit, held, settings, random_state=rng)
         if scores is None:
-            return empty
+            return no_selection("could fit no basis element on a part of "
+                                "the points, or no beta keeps one there")
         cuts.append(scores + (held_out_error(X[fit], y[fit], X[held],
                                              y[held]),))
         scored.append(held)
@@ -277,20 +378,18 @@ def choose_beta(estimator, X, y):
     # A point held out by two cuts is one point: the mean over the cuts
     # knows no more about it than one score would.
     n_scored = np.unique(np.concatenate(scored)).shape[0]
-    return (best_beta(betas, errors, triplet_errors, n_scored), betas, errors,
-            euclidean_wins(errors.min(), euclidean.mean(), n_scored))
+    return BetaSelection(
+        best_beta(betas, errors, triplet_errors, n_scored), betas, errors,
+        triplet_errors, euclidean_wins(errors.min(), euclidean.mean(),
+                                       n_scored),
+        float(euclidean.mean()), n_scored)
 
 
-def warn_no_selection(estimator, n_classes, n_points):
-    """Warn that ``beta='auto'`` fell back to ``FALLBACK_BETA``."""
-    warnings.warn(
-        "%s(beta='auto') could not hold out points of every class (%d "
-        "classes of two points or more among %d points: a fifth is held "
-        "out, and each class needs two points left to fit and one held "
-        "out), so beta=%g is used, without the held-out check against the "
-        "Euclidean metric. Give beta a value, or more points per class."
-        % (type(estimator).__name__, n_classes, n_points, FALLBACK_BETA),
-        UserWarning)
+def no_selection(reason):
+    """The :class:`BetaSelection` where none could run: ``FALLBACK_BETA``."""
+    empty = np.zeros(0)
+    return BetaSelection(FALLBACK_BETA, empty, empty, empty, False,
+                         float("nan"), 0, reason)
 
 
 def held_out_error(X_fit, y_fit, X_held, y_held):
@@ -357,65 +456,4 @@ def merges_points(X, components):
     return distinct_points(X @ components.T) < distinct_points(X)
 
 
-def held_out_path_scores(estimator, X, y, fit, held, betas=None,
-                         random_state=None):
-    """Fit ``X[fit]`` along ``betas`` by RDA and score on ``X[held]``.
 
-    ``betas`` defaults to :func:`~metric_learn_scml._selection.beta_grid`
-    relative to the ``beta_max`` of the fit part. The basis, triplets and
-    solver settings are the estimator's.
-
-    Returns
-    -------
-    (betas, errors, triplet_errors) or None
-        The held-out 3-NN and triplet errors at each beta
-        (:func:`~metric_learn_scml._selection.held_out_scores`); None where
-        the fit part gives no basis element or no beta keeps one.
-    """
-    rng = check_random_state(random_state)
-    basis = labelled_basis(estimator, X[fit], y[fit], rng)
-    if not callable(basis) and basis.shape[0] == 0:
-        return None
-    path = LabelledPath(X[fit], y[fit], basis, estimator.k_genuine,
-                        estimator.k_impostor, rng)
-    basis = path.basis
-    if basis.shape[0] == 0:
-        return None
-    if betas is None:
-        largest = path.beta_max()
-        if not largest > 0:
-            return None
-        betas = beta_grid(largest)
-    weights = path.solve_rda(
-        betas, gamma=estimator.gamma,
-        batch_size=estimator.batch_size, max_iter=estimator.max_iter,
-        eval_every=estimator.output_iter,
-        tol=estimator.tol, n_iter_no_change=estimator.n_iter_no_change,
-        random_state=rng)
-    triplets = held_out_triplets(X[fit], y[fit], X[held], y[held],
-                                 estimator.k_genuine, estimator.k_impostor)
-    return (np.asarray(betas),) + held_out_scores(
-        weights, basis, X[fit], y[fit], X[held], y[held], triplets)
-
-
-# Betas whose held-out 3-NN error is within this many binomial standard
-# errors of the least one count as equally good (see best_beta).
-ERROR_BAND = 0.5
-
-
-def best_beta(betas, errors, triplet_errors, n_scored):
-    """The least held-out triplet error among the betas whose 3-NN error is
-    within ``ERROR_BAND`` standard errors of the least; then the largest.
-
-    The 3-NN error of a few hundred held-out points moves by a standard
-    error from one sample to the next, and alone it chose models of a few
-    elements on noise (KEEL phoneme: 6 elements, 21 % test error, where
-    the denser models err 14 %); the triplet error, from about thirty
-    times as many comparisons, separates the candidates it leaves.
-    ``n_scored`` is the number of points behind ``errors``.
-    """
-    best = errors.min()
-    band = ERROR_BAND * np.sqrt(best * (1.0 - best) / max(n_scored, 1))
-    near = errors <= best + band + 1e-12
-    return float(betas[np.lexsort((np.arange(len(betas)), triplet_errors,
-                                   ~near))[0]])

@@ -580,10 +580,10 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
 
     Attributes
     ----------""" + _LOCAL_ATTRIBUTES + r"""
-    beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
-        When the global stage's beta is chosen: the values tried and
-        their held-out 3-NN error (empty where too few points per class
-        could be held out).
+    beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
+        When the global stage's beta is chosen: the values tried and their
+        held-out 3-NN and triplet errors (empty where too few points per
+        class could be held out).
     euclidean_fallback_ : bool
         Whether the global stage is the Euclidean metric (see
         ``global_beta``): then ``basis_`` is the coordinate axes and

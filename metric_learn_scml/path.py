@@ -20,8 +20,8 @@ from sklearn.model_selection import StratifiedKFold, check_cv
 
 from ._base import single_threaded, store_parameters
 from ._exact import EXACT_GAP_TOL
-from ._selection import (BETA_RATIO_HIGH, LabelledPath, beta_grid, best_beta,
-                         held_out_path_scores, labelled_basis)
+from ._selection import (BETA_RATIO_HIGH, BetaSelection, LabelledPath,
+                         beta_grid, best_beta, path_basis, path_scores)
 from ._validation import (HasMethods, Interval, IterableOf, plain,
                           validate_supervised, validate_value)
 from .scml import SCML_Supervised
@@ -119,8 +119,10 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     model._start_fit()
     try:
         X, y = validate_supervised(model, X, y)
-        path = LabelledPath(X, y, labelled_basis(model, X, y, model._rng),
-                            k_genuine, k_impostor, model._rng, neighbors)
+        path = LabelledPath(
+            X, y, path_basis(model._path_settings(X.shape[1]), X, y,
+                             model._rng),
+            k_genuine, k_impostor, model._rng, neighbors)
         basis = path.basis
     except (TypeError, ValueError) as error:
         # The messages name the learner that checks them; the user called
@@ -262,12 +264,12 @@ class SCML_SupervisedCV(SCML_Supervised):
     element), unless ``betas`` is given. Each split of ``cv`` (by default
     three stratified folds) builds its basis and triplets from its training
     part, fits the grid by RDA, and scores each value by the 3-NN error of
-    its test part;
-    among the values whose mean error is within half a standard error of
-    the least, the least mean error on held-out triplets wins (then the
-    larger beta), as for ``beta='auto'``. The model is then fitted on all
-    the points at that value, as
-    ``SCML_Supervised(beta=beta_)``.
+    its test part; among the values whose mean error is within half a
+    standard error of the least, the least mean error on held-out triplets
+    wins (then the larger beta), as for ``beta='auto'``. The model is then
+    fitted on all the points at that value, as
+    ``SCML_Supervised(beta=beta_)`` with the same ``random_state`` fits it
+    (the certified optimum at that beta).
 
     Parameters
     ----------
@@ -303,11 +305,12 @@ class SCML_SupervisedCV(SCML_Supervised):
     beta_ : float
         The chosen beta.
     betas_ : ndarray of shape (n_betas,)
-    error_path_ : ndarray of shape (n_betas, n_splits)
-        Held-out 3-NN error (fraction) of each beta on the test part of each
-        split of ``cv``.
-    beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
-        ``betas_`` and the mean of ``error_path_`` over the splits (as
+    error_path_, triplet_error_path_ : ndarray of shape (n_betas, n_splits)
+        Held-out 3-NN error and triplet error (fractions) of each beta on
+        the test part of each split of ``cv``.
+    beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
+        ``betas_`` and the means of ``error_path_`` and
+        ``triplet_error_path_`` over the splits (as
         ``SCML_Supervised(beta='auto')`` names them).
     euclidean_fallback_ : bool
         Whether the model is the Euclidean metric (the coordinate axes,
@@ -393,11 +396,12 @@ class SCML_SupervisedCV(SCML_Supervised):
         """Cross-validate the grid; set ``betas_`` and ``error_path_``."""
         # The int folds' seed is drawn whatever cv is, so that the draws
         # after it (the basis, each split's seed) match for the same splits.
-        splits = cv_splits(self.cv, X, y, self._groups,
-                           self._rng.randint(2 ** 31))
+        rng = self._selection_random_state()
+        splits = cv_splits(self.cv, X, y, self._groups, rng.randint(2 ** 31))
+        settings = self._path_settings(X.shape[1])
         if self.betas is None:
-            path = LabelledPath(X, y, labelled_basis(self, X, y, self._rng),
-                                self.k_genuine, self.k_impostor, self._rng,
+            path = LabelledPath(X, y, path_basis(settings, X, y, rng),
+                                self.k_genuine, self.k_impostor, rng,
                                 self.neighbors)
             if not path.beta_max() > 0:
                 warn_no_order(type(self).__name__)
@@ -405,10 +409,10 @@ class SCML_SupervisedCV(SCML_Supervised):
                               BETA_RATIO_HIGH, self.eps)
         else:
             betas = check_betas(self.betas)
-        seeds = self._rng.randint(2 ** 31, size=len(splits))
+        seeds = rng.randint(2 ** 31, size=len(splits))
         scores = Parallel(n_jobs=self.n_jobs)(
-            delayed(single_threaded(held_out_path_scores))(
-                self, X, y, fit, held, betas, seed)
+            delayed(single_threaded(path_scores))(
+                X, y, fit, held, settings, betas, seed)
             for (fit, held), seed in zip(splits, seeds))
         if any(score is None for score in scores):
             raise ValueError(
@@ -417,12 +421,15 @@ class SCML_SupervisedCV(SCML_Supervised):
                 "parts." % type(self).__name__)
         self.betas_ = betas
         self.error_path_ = np.column_stack([score[1] for score in scores])
-        triplet_errors = np.column_stack([score[2] for score in scores])
+        self.triplet_error_path_ = np.column_stack(
+            [score[2] for score in scores])
+        errors = self.error_path_.mean(axis=1)
+        triplet_errors = self.triplet_error_path_.mean(axis=1)
         # The spread of the mean error is that of the points behind it,
         # each counted once (all of them for k folds; a point scored in
         # several splits brings no new evidence).
         n_scored = np.unique(np.concatenate([held for _, held in splits]
                                             )).shape[0]
-        return (best_beta(betas, self.error_path_.mean(axis=1),
-                          triplet_errors.mean(axis=1), n_scored),
-                betas, self.error_path_.mean(axis=1), False)
+        return BetaSelection(
+            best_beta(betas, errors, triplet_errors, n_scored), betas, errors,
+            triplet_errors, False, float("nan"), n_scored)

@@ -12,6 +12,7 @@ from metric_learn_scml import (SCML, MultiTaskSCML, MultiTaskSCML_Supervised,
 from metric_learn_scml._solvers import (RDAState, rda, rda_iterate, rda_state_for,
                                        scaled_differences)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
+from metric_learn_scml._selection import BetaSelection
 
 FAST = dict(beta=1e-4, random_state=0)
 
@@ -91,13 +92,13 @@ def test_partial_fit_after_a_euclidean_fit_starts_afresh(blobs, monkeypatch):
     # solve (394 elements) made partial_fit fail on the 4 axes' basis.
     import metric_learn_scml._base as base_module
     X, y, _, _ = blobs
-    real = base_module.choose_beta
-    monkeypatch.setattr(base_module, "choose_beta", lambda estimator, X, y: (
-        1e6, np.array([1e6]), np.array([0.5]), False))
+    real = base_module.select_beta
+    monkeypatch.setattr(base_module, "select_beta", lambda *args: BetaSelection(
+        1e6, np.array([1e6]), np.array([0.5]), np.array([1.0]), False, 0.5, 100))
     model = SCML_Supervised(max_iter=300, random_state=0).fit(X[:500], y[:500])
     assert model.euclidean_fallback_ and model.n_iter_ == 0
     assert np.isnan(model.objective_)
-    monkeypatch.setattr(base_module, "choose_beta", real)
+    monkeypatch.setattr(base_module, "select_beta", real)
     model.partial_fit(X[500:1000], y[500:1000])
     assert not model.euclidean_fallback_
     assert model.basis_.shape[0] > X.shape[1]

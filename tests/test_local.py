@@ -22,6 +22,7 @@ from metric_learn_scml._solvers import (SquaredDifferences,
                                         local_kkt_residual, local_objective,
                                         oriented_pairs)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
+from metric_learn_scml._selection import BetaSelection
 
 # Both stages' beta pinned at the paper's value: these tests are about the
 # solvers and the local model, not about choosing beta (test_scml covers
@@ -576,8 +577,8 @@ def test_global_beta_auto_never_starts_from_a_zero_metric(monkeypatch):
     # was 0. It now starts from the Euclidean metric, without a warning.
     import metric_learn_scml._base as base_module
     X, y = standardised_iris()
-    monkeypatch.setattr(base_module, "choose_beta", lambda estimator, X, y: (
-        1e6, np.array([1e6]), np.array([0.5]), False))
+    monkeypatch.setattr(base_module, "select_beta", lambda *args: BetaSelection(
+        1e6, np.array([1e6]), np.array([0.5]), np.array([1.0]), False, 0.5, 100))
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -613,8 +614,8 @@ def test_global_beta_auto_falls_back_where_the_start_merges_points(
                          rng.randint(0, 3, 700)]).astype(float)
     y = (X[:, 0] >= 2).astype(int) ^ (rng.rand(700) < 0.25)
     X = (X - X.mean(axis=0)) / X.std(axis=0)
-    monkeypatch.setattr(base_module, "choose_beta", lambda estimator, X, y: (
-        0.03, np.array([0.03]), np.array([0.3]), False))
+    monkeypatch.setattr(base_module, "select_beta", lambda *args: BetaSelection(
+        0.03, np.array([0.03]), np.array([0.3]), np.array([1.0]), False, 0.5, 100))
     linear = SCML_Supervised(random_state=0).fit(X, y)
     assert linear.euclidean_fallback_
     model = LocalSCML_Supervised(embedding_dim=5, max_iter=300,

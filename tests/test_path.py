@@ -61,16 +61,18 @@ def test_cv_chooses_near_the_least_mean_held_out_error(wine):
     from metric_learn_scml._selection import ERROR_BAND
     X, y = wine
     model = SCML_SupervisedCV(**FAST_CV).fit(X, y)
-    assert model.error_path_.shape == (3, 2)
+    assert model.error_path_.shape == model.triplet_error_path_.shape == (3, 2)
     mean = model.error_path_.mean(axis=1)
     band = ERROR_BAND * np.sqrt(mean.min() * (1 - mean.min()) / len(y))
     assert mean[list(model.betas_).index(model.beta_)] <= mean.min() + band
+    np.testing.assert_array_equal(model.validation_triplet_error_path_,
+                                  model.triplet_error_path_.mean(axis=1))
     assert model.n_active_basis_ > 0
-    # beta was chosen among RDA's models, and the refit is RDA's too (as
-    # SCML_Supervised(beta='auto')); solver='exact' certifies it
-    assert np.isnan(model.dual_gap_)
-    exact = SCML_SupervisedCV(solver="exact", **FAST_CV).fit(X, y)
-    assert exact.beta_ == model.beta_ and exact.dual_gap_ <= 1e-6
+    # the refit is the certified optimum at the chosen beta, as
+    # SCML_Supervised(beta='auto') returns it; solver='rda' skips it
+    assert model.dual_gap_ <= 1e-6 * model.objective_
+    rda = SCML_SupervisedCV(solver="rda", **FAST_CV).fit(X, y)
+    assert rda.beta_ == model.beta_ and np.isnan(rda.dual_gap_)
 
 
 def test_cv_with_given_betas_and_parallel_folds(wine):
@@ -136,8 +138,8 @@ def test_cv_int_is_unchanged(wine):
     np.testing.assert_array_equal(np.round(model.error_path_ * 89),
                                   [[1, 2], [1, 2], [1, 2]])
     assert model.beta_ == model.betas_[1]
-    # (Re-recorded when the path stopped drawing its own scale sample.)
-    assert model.weights_.sum() == pytest.approx(1.5974774109, rel=1e-6)
+    # (Re-recorded when the refit became the certified optimum.)
+    assert model.weights_.sum() == pytest.approx(1.7733542762, rel=1e-6)
     # ... which are exactly the folds given as a splitter or as index pairs
     seed = np.random.RandomState(FAST_CV["random_state"]).randint(2 ** 31)
     folds = StratifiedKFold(2, shuffle=True, random_state=seed)

@@ -73,13 +73,13 @@ def test_default_fit_is_silent_and_sparse(wine_split):
     assert scml.beta_ in scml.beta_path_
     assert scml.validation_error_path_.shape == scml.beta_path_.shape
     assert np.all(np.diff(scml.beta_path_) < 0)
-    # the model is RDA's, as those beta was chosen among; the exact solver
-    # at that beta reaches a certified optimum no worse than it
-    assert np.isnan(scml.dual_gap_)
-    exact = SCML_Supervised(beta=scml.beta_, solver="exact",
-                            random_state=0).fit(X_train, y_train)
-    assert exact.dual_gap_ <= 1e-6 * exact.objective_
-    assert exact.objective_ <= scml.objective_ + 1e-9
+    # the default is the sparse optimum at that beta, certified by its
+    # duality gap, and no RDA iterate at the same beta does better
+    assert scml.dual_gap_ <= 1e-6 * scml.objective_
+    rda = SCML_Supervised(beta=scml.beta_, solver="rda",
+                          random_state=0).fit(X_train, y_train)
+    assert scml.objective_ <= rda.objective_ + 1e-9
+    assert scml.n_active_basis_ < rda.n_active_basis_
 
 
 def test_metric_is_the_weighted_basis_and_psd(wine_split):
@@ -539,11 +539,25 @@ def test_non_convergence_warns(wine_split):
     assert short.objective_ == pytest.approx(full.objective_, rel=1e-6)
 
 
-def test_auto_beta_follows_the_scale_of_the_data(wine_split):
+def test_auto_beta_refits_as_the_chosen_beta_would(wine):
+    # The choice draws from its own stream: the fit after it is the fit of
+    # beta=beta_ with the same seed (LassoCV's contract), and the default
+    # is that beta's certified optimum.
+    X, y = wine
+    auto = SCML_Supervised(random_state=0).fit(X, y)
+    assert not auto.euclidean_fallback_
+    fixed = SCML_Supervised(beta=auto.beta_, random_state=0).fit(X, y)
+    np.testing.assert_allclose(auto.weights_, fixed.weights_, rtol=1e-9)
+    np.testing.assert_array_equal(auto.basis_, fixed.basis_)
+    assert auto.dual_gap_ <= 1e-3 * auto.objective_
+
+
+def test_auto_beta_follows_the_scale_of_the_data(wine):
     # beta='auto' searches a grid relative to beta_max, which scales with
     # the squared distances: data in other units give the same model.
-    X_train, _, y_train, _ = wine_split
+    X_train, y_train = wine
     reference = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    assert not reference.euclidean_fallback_
     scaled = SCML_Supervised(random_state=0).fit(X_train * 1e3, y_train)
     assert scaled.beta_ == pytest.approx(reference.beta_ * 1e6, rel=1e-6)
     np.testing.assert_allclose(scaled.validation_error_path_,
@@ -567,7 +581,7 @@ def test_auto_beta_is_near_the_least_held_out_error_and_beats_euclidean():
     model = SCML_Supervised(random_state=0).fit(X_train, y_train)
     chosen = np.flatnonzero(model.beta_path_ == model.beta_)[0]
     errors = model.validation_error_path_
-    # Within half a standard error of the least (60 points held out).
+    # Within half a standard error of the least (60 points a cut).
     band = ERROR_BAND * np.sqrt(errors.min() * (1 - errors.min()) / 60)
     assert errors[chosen] <= errors.min() + band + 1e-12
     knn = KNeighborsClassifier(3)
@@ -589,17 +603,72 @@ def test_auto_beta_caps_its_fit_part_whatever_the_remainder(n_samples):
 
 
 
-def test_auto_beta_scores_at_most_max_validation_points(monkeypatch):
+def _selection_settings(n_features, max_iter=500):
+    return SCML_Supervised(max_iter=max_iter)._path_settings(n_features)
+
+
+def test_selection_scores_at_most_max_scored_points():
     # The held-out errors are fractions of the points scored: with the cap
     # at 37, k / 37 (of the 200 a fifth of 1,000 would be, a non-zero error
     # k / 200 is never a multiple of 1 / 37).
-    from metric_learn_scml import _selection
-    monkeypatch.setattr(_selection, "MAX_VALIDATION_POINTS", 37)
+    from metric_learn_scml._selection import select_beta
     X, y = make_blobs(1000, 4, centers=3, cluster_std=3.0, random_state=0)
-    model = SCML_Supervised(random_state=0, max_iter=500).fit(X, y)
-    scored = model.validation_error_path_ * 37
+    found = select_beta(X, y, _selection_settings(4), 0, max_scored_points=37)
+    assert found.n_scored == 37
+    scored = found.errors * 37
     assert scored.max() > 0
     np.testing.assert_allclose(scored, np.round(scored), atol=1e-9)
+
+
+@pytest.mark.parametrize("n_samples", [100, 400, 1000])
+def test_selection_scores_at_least_min_scored_points(n_samples):
+    # Few training points: the held-out fifth is redrawn until 150 points
+    # are scored (5 cuts at most); the record counts distinct points.
+    from metric_learn_scml._selection import select_beta
+    X, y = make_blobs(n_samples, 4, centers=2, cluster_std=4.0,
+                      random_state=0)
+    found = select_beta(X, y, _selection_settings(4, 300), 0)
+    n_held = int(np.ceil(0.2 * n_samples))
+    n_cuts = min(5, int(np.ceil(150 / n_held)))
+    assert n_held <= found.n_scored <= min(n_samples, n_cuts * n_held)
+    assert (found.n_scored > n_held) == (n_cuts > 1)
+    scored = found.errors * n_held * n_cuts
+    np.testing.assert_allclose(scored, np.round(scored), atol=1e-9)
+    assert found.reason is None and found.beta > 0
+
+
+def test_selection_is_a_pure_function_of_data_settings_and_seed():
+    from metric_learn_scml._selection import select_beta
+    X, y = make_blobs(200, 4, centers=3, cluster_std=3.0, random_state=1)
+    X_before, y_before = X.copy(), y.copy()
+    first = select_beta(X, y, _selection_settings(4, 300), 5)
+    again = select_beta(X, y, _selection_settings(4, 300), 5)
+    np.testing.assert_array_equal(first.errors, again.errors)
+    np.testing.assert_array_equal(first.triplet_errors, again.triplet_errors)
+    assert first.beta == again.beta
+    np.testing.assert_array_equal(X, X_before)
+    np.testing.assert_array_equal(y, y_before)
+
+
+def test_selection_finds_a_known_beta():
+    # One feature separates the classes (4 standard deviations apart) among
+    # eight noise features of three times its spread, on the coordinate
+    # axes: the right model keeps the first axis alone (the largest betas
+    # of the grid); small betas weigh the noise and err as Euclidean does.
+    from sklearn.neighbors import KNeighborsClassifier
+    from metric_learn_scml._selection import select_beta
+    rng = np.random.RandomState(0)
+    y = rng.randint(0, 2, 600)
+    X = np.column_stack([y * 4.0 + rng.randn(600), 3 * rng.randn(600, 8)])
+    settings = SCML_Supervised(basis=np.eye(9))._path_settings(9)
+    found = select_beta(X[:300], y[:300], settings, 0)
+    assert list(found.betas).index(found.beta) <= 1
+    model = SCML_Supervised(basis=np.eye(9), beta=found.beta,
+                            random_state=0).fit(X[:300], y[:300])
+    assert model.weights_[0] > 10 * model.weights_[1:].max()
+    assert knn_error(model.transform(X[:300]), y[:300],
+                     model.transform(X[300:]), y[300:]) < 0.05
+    assert knn_error(X[:300], y[:300], X[300:], y[300:]) > 0.1
 
 
 def test_euclidean_wins_only_beyond_one_standard_error():
@@ -620,75 +689,15 @@ def test_euclidean_wins_only_beyond_one_standard_error():
     assert not euclidean_wins(0.03, euclidean, 20)
 
 
-@pytest.mark.parametrize("n_samples, n_cuts", [(100, 5), (400, 2), (1000, 1)])
-def test_auto_beta_scores_at_least_min_scored_points(monkeypatch, n_samples,
-                                                     n_cuts):
-    # Few training points: the held-out cut is redrawn until 150 points are
-    # scored (5 cuts at most), and the errors are the cuts' mean.
-    from metric_learn_scml import _selection
-    calls = []
-    scores = _selection.held_out_path_scores
-
-    def counted(estimator, X, y, fit, held, **kwargs):
-        calls.append(np.sort(held))
-        return scores(estimator, X, y, fit, held, **kwargs)
-
-    monkeypatch.setattr(_selection, "held_out_path_scores", counted)
-    X, y = make_blobs(n_samples, 4, centers=2, cluster_std=4.0,
-                      random_state=0)
-    model = SCML_Supervised(random_state=0, max_iter=300).fit(X, y)
-    assert len(calls) == n_cuts
-    n_held = int(np.ceil(0.2 * n_samples))
-    assert all(held.shape[0] == n_held for held in calls)
-    if n_cuts > 1:
-        assert not all(np.array_equal(calls[0], held) for held in calls[1:])
-    scored = model.validation_error_path_ * n_held * n_cuts
-    np.testing.assert_allclose(scored, np.round(scored), atol=1e-9)
-    assert model.beta_ in model.beta_path_
-
-
-def test_auto_beta_standard_errors_count_distinct_points(monkeypatch):
-    # 100 points, five cuts of 20: some points are held out twice, and
-    # count once in the spread of the Euclidean check.
-    from metric_learn_scml import _selection
-    calls, counts = [], []
-    scores = _selection.held_out_path_scores
-    wins = _selection.euclidean_wins
-
-    def counted(estimator, X, y, fit, held, **kwargs):
-        calls.append(held)
-        return scores(estimator, X, y, fit, held, **kwargs)
-
-    def recorded(best_error, euclidean, n_scored):
-        counts.append(n_scored)
-        return wins(best_error, euclidean, n_scored)
-
-    monkeypatch.setattr(_selection, "held_out_path_scores", counted)
-    monkeypatch.setattr(_selection, "euclidean_wins", recorded)
-    X, y = make_blobs(100, 4, centers=2, cluster_std=4.0, random_state=0)
-    SCML_Supervised(random_state=0, max_iter=300).fit(X, y)
-    distinct = np.unique(np.concatenate(calls)).shape[0]
-    assert len(calls) == 5 and distinct < 100
-    assert counts == [distinct]
-
-
 @pytest.mark.parametrize("cause", ["held-out", "no element"])
 def test_auto_beta_falls_back_to_the_euclidean_metric(wine_split, monkeypatch,
                                                       cause):
-    import metric_learn_scml._base as base_module
-    import metric_learn_scml._selection as selection_module
     X_train, X_test, y_train, _ = wine_split
     if cause == "held-out":
-        monkeypatch.setattr(selection_module, "euclidean_wins",
-                            lambda *args: True)
+        _pin_auto_beta(monkeypatch, 1e-3, euclidean=True)
     else:
-        real = base_module.rda
-
-        def empty(*args, **kwargs):
-            result = real(*args, **kwargs)
-            result.weights[:] = 0.0
-            return result
-        monkeypatch.setattr(base_module, "rda", empty)
+        # above beta_max: the optimum keeps no element
+        _pin_auto_beta(monkeypatch, 1e6)
     with warnings.catch_warnings():
         warnings.simplefilter("error")   # no "all weights are zero" warning
         model = SCML_Supervised(random_state=0).fit(X_train, y_train)
@@ -699,9 +708,9 @@ def test_auto_beta_falls_back_to_the_euclidean_metric(wine_split, monkeypatch,
     # A given beta never falls back: it is the user's model.
     if cause == "no element":
         with pytest.warns(UserWarning, match="All basis weights are zero"):
-            fixed = SCML_Supervised(beta=1e-5, solver="rda",
+            fixed = SCML_Supervised(beta=1e6,
                                     random_state=0).fit(X_train, y_train)
-        assert not fixed.weights_.any()
+        assert not fixed.weights_.any() and not fixed.euclidean_fallback_
 
 
 def test_auto_beta_keeps_the_learned_metric_where_it_is_better(wine_split):
@@ -746,11 +755,13 @@ def _order_averaged_error(transform, X_train, y_train, X_test, y_test):
     return np.mean(errors)
 
 
-def _pin_auto_beta(monkeypatch, beta):
-    # beta='auto' as if the held-out path had chosen ``beta`` (and not
-    # preferred the Euclidean metric): the rules after the choice alone.
+def _pin_auto_beta(monkeypatch, beta, euclidean=False):
+    # beta='auto' as if the held-out path had chosen ``beta`` (and preferred
+    # the Euclidean metric or not): the rules after the choice alone.
+    from metric_learn_scml._selection import BetaSelection
     monkeypatch.setattr(SCML_Supervised, "_choose_beta", lambda self, X, y: (
-        beta, np.array([beta]), np.array([0.0]), False))
+        BetaSelection(beta, np.array([beta]), np.array([0.0]),
+                      np.array([0.0]), euclidean, 0.0, 100)))
 
 
 def test_auto_beta_falls_back_where_the_metric_merges_distinct_points(
@@ -781,10 +792,8 @@ def test_auto_beta_with_a_basis_array_never_calls_its_model_euclidean(
         monkeypatch):
     # The fallback needs a generated basis; with an array the flag said
     # True while the learned weights were returned.
-    import metric_learn_scml._selection as selection_module
     X_train, y_train, _, _ = _discrete_problem(0.1, 0)
-    monkeypatch.setattr(selection_module, "euclidean_wins",
-                        lambda *args: True)
+    _pin_auto_beta(monkeypatch, 1e-3, euclidean=True)
     basis = np.random.RandomState(0).randn(20, 3)
     model = SCML_Supervised(basis=basis, random_state=0).fit(X_train, y_train)
     assert model.euclidean_fallback_ is False
@@ -1075,18 +1084,17 @@ def test_sparse_points_are_refused_with_the_pipeline_fix(iris):
         model.transform(csr_matrix(X))
 
 
-def test_auto_beta_with_many_classes_keeps_five_points_per_class(monkeypatch):
-    # The selection's fit part was capped at MAX_SELECTION_POINTS (1,000)
-    # whatever the classes: with 1,000 classes, one point each, no triplet
-    # (and a ValueError blaming single-member classes of y).
+def test_selection_with_many_classes_keeps_five_points_per_class():
+    # The selection's fit part was capped at 1,000 points whatever the
+    # classes: with 1,000 classes, one point each, no triplet (and a
+    # ValueError blaming single-member classes of y).
     from sklearn.datasets import make_blobs
-    from metric_learn_scml import _selection
-    monkeypatch.setattr(_selection, "MAX_SELECTION_POINTS", 50)
+    from metric_learn_scml._selection import N_BETAS, select_beta
     X, y = make_blobs(400, 4, centers=40, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
-        model = SCML_Supervised(random_state=0).fit(X, y)
-    assert model.beta_path_.shape[0] == _selection.N_BETAS
+        found = select_beta(X, y, _selection_settings(4), 0, max_fit_points=50)
+    assert found.betas.shape[0] == N_BETAS and found.reason is None
 
 
 def test_auto_beta_leaves_single_point_classes_out_of_the_choice(iris):
