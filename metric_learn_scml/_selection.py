@@ -281,6 +281,25 @@ def choose_beta(estimator, X, y):
             euclidean_wins(errors.min(), euclidean.mean(), n_scored))
 
 
+def held_out_anchor_triplets(anchors, random_state):
+    """Rows of the triplets whose anchor is held out, for SCML-Local's check.
+
+    A ``VALIDATION_FRACTION`` of the distinct anchors (``MAX_VALIDATION_POINTS``
+    at most), as :func:`choose_beta` holds out points; the local stage's
+    metric at a point is a function of the point, so triplets anchored at
+    points it did not fit on measure that function on new points. None
+    where fewer than two anchors leave nothing to hold out.
+    """
+    distinct = np.unique(anchors)
+    if distinct.shape[0] < 2:
+        return None
+    n_held = min(int(np.ceil(VALIDATION_FRACTION * distinct.shape[0])),
+                 MAX_VALIDATION_POINTS)
+    held = check_random_state(random_state).choice(distinct, n_held,
+                                                   replace=False)
+    return np.flatnonzero(np.isin(anchors, held))
+
+
 def warn_no_selection(estimator, n_classes, n_points):
     """Warn that ``beta='auto'`` fell back to ``FALLBACK_BETA``."""
     warnings.warn(
