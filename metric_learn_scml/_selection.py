@@ -392,6 +392,25 @@ def no_selection(reason):
                          float("nan"), 0, reason)
 
 
+def held_out_anchor_triplets(anchors, random_state):
+    """Rows of the triplets whose anchor is held out, for SCML-Local's check.
+
+    A ``VALIDATION_FRACTION`` of the distinct anchors (``MAX_VALIDATION_POINTS``
+    at most), as :func:`select_beta` holds out points; the local stage's
+    metric at a point is a function of the point, so triplets anchored at
+    points it did not fit on measure that function on new points. None
+    where fewer than two anchors leave nothing to hold out.
+    """
+    distinct = np.unique(anchors)
+    if distinct.shape[0] < 2:
+        return None
+    n_held = min(int(np.ceil(VALIDATION_FRACTION * distinct.shape[0])),
+                 MAX_VALIDATION_POINTS)
+    held = check_random_state(random_state).choice(distinct, n_held,
+                                                   replace=False)
+    return np.flatnonzero(np.isin(anchors, held))
+
+
 def held_out_error(X_fit, y_fit, X_held, y_held):
     """The 3-NN error of the held-out points among the fit points, under
     the Euclidean distance of the given coordinates (a metric's, through

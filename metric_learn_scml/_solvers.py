@@ -362,10 +362,13 @@ class Monitor:
     stall_above : float, default=inf
     keep_best : bool, default=True
         False: the result is the last iterate (``partial_fit``'s epochs).
+    column : str, default="Objective"
+        What ``value`` is, for the progress table.
     """
 
     def __init__(self, name, verbose, weights, value, n_active, tol=0.0,
-                 n_iter_no_change=1, stall_above=np.inf, keep_best=True):
+                 n_iter_no_change=1, stall_above=np.inf, keep_best=True,
+                 column="Objective"):
         self.name = name
         self.keep_best = keep_best
         self.verbose = verbose
@@ -378,7 +381,7 @@ class Monitor:
         if verbose:
             print("[%s]" % name)
             print("[%s] %10s %14s %10s %10s" % (
-                name, "Iteration", "Objective", "Active", "Time(s)"))
+                name, "Iteration", column[:14], "Active", "Time(s)"))
             print("[%s] %s" % (name, "-" * 47))
         self.record(0, value, n_active)
 
@@ -965,6 +968,15 @@ def local_objective(differences, couples, triplet_couples, embedding, coef,
     -------
     total, loss : float
     """
+    loss = float(np.maximum(local_margins(differences, couples,
+                                          triplet_couples, embedding, coef),
+                            0).mean())
+    return loss + beta * float(np.linalg.norm(coef, axis=0).sum()), loss
+
+
+def local_margins(differences, couples, triplet_couples, embedding, coef):
+    r""":math:`1 + d^2(x_i, x_j) - d^2(x_i, x_k)` of each triplet under
+    SCML-Local's metric at its anchor (arguments as :func:`local_objective`)."""
     # Single precision, as the table of differences: the gathers below are
     # the cost of an evaluation.
     weights = local_weights(embedding, coef).astype(np.float32)
@@ -974,16 +986,15 @@ def local_objective(differences, couples, triplet_couples, embedding, coef,
         block = couples[start:start + chunk]
         distances[start:start + chunk] = np.einsum(
             "pk,pk->p", weights[block[:, 0]], differences.rows(block[:, 1]))
-    margins = 1.0 + distances[triplet_couples[:, 0]] - distances[
+    return 1.0 + distances[triplet_couples[:, 0]] - distances[
         triplet_couples[:, 1]]
-    loss = float(np.maximum(margins, 0).mean())
-    return loss + beta * float(np.linalg.norm(coef, axis=0).sum()), loss
 
 
 def forward_backward(differences, triplet_pairs, anchors, embedding, coef,
                      beta, learning_rate=0.3, batch_size=32, max_iter=20000,
                      eval_every=250, tol=1e-3, n_iter_no_change=4,
-                     random_state=None, verbose=False, name="LocalSCML"):
+                     random_state=None, verbose=False, name="LocalSCML",
+                     held_out=None):
     r"""Stochastic forward-backward splitting for SCML-Local.
 
     Each iteration takes a gradient step on the mean hinge of
@@ -1010,6 +1021,19 @@ def forward_backward(differences, triplet_pairs, anchors, embedding, coef,
     stops after ``n_iter_no_change`` evaluations without an improvement of
     ``tol``.
 
+    With ``held_out`` (early stopping, as scikit-learn's
+    ``SGDClassifier(early_stopping=True)``; beyond the paper), the steps
+    draw from the other triplets only, and what is evaluated, kept at its
+    best and stopped on is the held-out triplet error instead (the
+    fraction of held-out triplets with :math:`d^2(x_i, x_j) \ge
+    d^2(x_i, x_k)`, as :func:`~metric_learn_scml._selection.held_out_scores`
+    counts it; NaN where a margin is not finite). The training objective
+    falls for as long as the model, with far more parameters than points,
+    can fit its triplets (tens of thousands of steps), while the held-out
+    error stops improving within a few thousand: the rule on the objective
+    ran to ``max_iter``, and the model could end worse than its start on
+    new points.
+
     Parameters
     ----------
     differences : SquaredDifferences
@@ -1026,16 +1050,26 @@ def forward_backward(differences, triplet_pairs, anchors, embedding, coef,
     batch_size, max_iter, eval_every, tol, n_iter_no_change, random_state, \
 verbose, name
         As in :func:`rda`.
+    held_out : ndarray of int, default=None
+        Rows of the triplets held out for early stopping (see above).
 
     Returns
     -------
     SolverResult
-        ``weights`` holds the best :math:`\tilde A` (D' + 1, K).
+        ``weights`` holds the best :math:`\tilde A` (D' + 1, K);
+        ``objective`` and ``history`` hold the held-out error where
+        ``held_out`` is given.
     """
     rng = check_random_state(random_state)
-    n_triplets = triplet_pairs.shape[0]
+    training = np.arange(triplet_pairs.shape[0])
+    scored = training
+    if held_out is not None:
+        scored = np.asarray(held_out)
+        training = np.setdiff1d(training, scored)
+    n_triplets = training.shape[0]
     batch_size = capped_batch_size(batch_size, n_triplets)
-    couples, triplet_couples = oriented_pairs(anchors, triplet_pairs)
+    couples, triplet_couples = oriented_pairs(anchors[scored],
+                                              triplet_pairs[scored])
 
     scale = triplet_scale(differences, triplet_pairs, rng)
     step = learning_rate / scale
@@ -1051,16 +1085,23 @@ verbose, name
 
     def evaluate():
         with np.errstate(over="ignore", invalid="ignore"):
-            return local_objective(live_differences, couples,
-                                   triplet_couples, embedding, live, beta)[0]
+            if held_out is None:
+                return local_objective(live_differences, couples,
+                                       triplet_couples, embedding, live,
+                                       beta)[0]
+            margins = local_margins(live_differences, couples,
+                                    triplet_couples, embedding, live)
+            return (float(np.mean(margins >= 1.0))
+                    if np.isfinite(margins).all() else np.nan)
 
     monitor = Monitor(name, verbose, coef, evaluate(), alive.shape[0], tol,
-                      n_iter_no_change)
+                      n_iter_no_change, column="Objective" if held_out is None
+                      else "Held-out error")
     iteration = 0
     while iteration < max_iter:
         block = min(eval_every, max_iter - iteration)
         # The mini-batches of a whole block are drawn and gathered at once.
-        rows = rng.randint(0, n_triplets, size=(block, batch_size))
+        rows = training[rng.randint(0, n_triplets, size=(block, batch_size))]
         both = live_differences.rows(triplet_pairs[rows])
         gaps = both[..., 0, :].astype(float) - both[..., 1, :]
         anchor_embedding = embedding[anchors[rows]]

@@ -18,9 +18,10 @@ import metric_learn_scml._embedding as embedding_module
 from metric_learn_scml._embedding import KernelPCAEmbedding, _squared_distances
 import metric_learn_scml._solvers as solvers
 from metric_learn_scml._solvers import (SquaredDifferences,
+                                        forward_backward,
                                         local_hinge_gradient,
                                         local_kkt_residual, local_objective,
-                                        oriented_pairs)
+                                        local_weights, oriented_pairs)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 from metric_learn_scml._selection import BetaSelection
 
@@ -34,7 +35,14 @@ FAST = dict(beta=1e-5, global_beta=None, max_iter=2000, output_iter=100,
 @pytest.fixture(scope="module")
 def iris_model(iris):
     X, y = iris
-    return LocalSCML_Supervised(embedding_dim=10, **FAST).fit(X, y)
+    model = LocalSCML_Supervised(embedding_dim=10, **FAST).fit(X, y)
+    # On iris the triplets of held-out points turn the local stage down
+    # (A = 0 stays); the tests of this fixture are about the methods of a
+    # metric that varies, so A is given one.
+    assert not model.coef_.any()
+    model.coef_ = 0.1 * np.random.RandomState(0).randn(
+        *model.coef_.shape) * model.intercept_
+    return model
 
 
 def two_regions(n_samples, random_state):
@@ -445,12 +453,19 @@ def test_local_stage_without_any_element_warns_with_the_fix(iris):
     # The global stage keeps elements but the local one drops them all:
     # the zero metric (chance-level k-NN) came with no warning.
     X, y = iris
+    # Triplets anchored at held-out points turn that model down (every
+    # distance 0 orders none of them), so the start stays; on one point
+    # nothing can be held out, and the zero metric warns.
+    model = LocalSCML_Supervised(**{**FAST, "beta": 2.0},
+                                 embedding_dim=10).fit(X, y)
+    assert model.n_active_basis_ == np.count_nonzero(model.global_weights_)
+    assert model.objective_ == model.start_objective_
     with pytest.warns(UserWarning, match="local stage kept no basis element"
                                          ".*beta=2 is too large.*decrease"):
-        model = LocalSCML_Supervised(**{**FAST, "beta": 2.0},
-                                     embedding_dim=10).fit(X, y)
+        # (The first 30 triplets share their anchor, the first point.)
+        model = LocalSCML(**{**FAST, "beta": 2.0}, embedding_dim=10).fit(
+            X[triplets_from_labels(X, y)[:30]])
     assert model.global_weights_.any() and model.n_active_basis_ == 0
-    assert model.pairwise_distances(X).max() == 0
 
 
 def test_global_stage_defaults_follow_the_global_learner():
@@ -762,3 +777,60 @@ def test_one_index_gives_one_matrix_with_a_preprocessor(iris):
     model = LocalSCML(preprocessor=X, embedding_dim=5, **FAST).fit(triplets)
     np.testing.assert_array_equal(model.get_mahalanobis_matrix(3),
                                   model.get_mahalanobis_matrix([3])[0])
+
+
+def test_local_stage_stops_on_held_out_triplets_not_at_max_iter():
+    # Noisy 3-class data of 240 points: the training objective kept falling
+    # by more than tol, so the rule on it ran to max_iter (and on data of
+    # this kind ended 7 points worse than its global start on test points).
+    # The held-out triplet error stops improving within a few thousand
+    # steps, and that is where the stage stops.
+    from sklearn.datasets import make_classification
+    from sklearn.preprocessing import StandardScaler
+    X, y = make_classification(n_samples=240, n_features=9, n_informative=5,
+                               n_redundant=2, n_classes=3, class_sep=0.5,
+                               flip_y=0.1, random_state=0)
+    X = StandardScaler().fit_transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = LocalSCML_Supervised(max_iter=5000, embedding_dim=20,
+                                     random_state=0).fit(X, y)
+    assert model.n_iter_ < 5000
+    held_out_errors = model.objective_history_[:, 1]
+    assert 0 <= held_out_errors.min() <= held_out_errors[0] <= 1
+    assert model.objective_ <= model.start_objective_
+
+
+def test_early_stopping_keeps_the_best_held_out_iterate_and_never_the_worse():
+    X, y = two_regions(200, random_state=0)
+    triplets = triplets_from_labels(X, y)
+    pairs, triplet_pairs = pair_index(triplets)
+    n_features = X.shape[1]
+    differences = SquaredDifferences(X, pairs)     # the basis: the axes
+    embedding = np.column_stack([X, np.ones(len(X))])
+    start = np.zeros((n_features + 1, n_features))
+    start[-1] = 1.0
+    held = np.flatnonzero(np.isin(triplets[:, 0], np.arange(0, 200, 5)))
+
+    def held_out_error(coef):
+        weights = local_weights(embedding, coef)[triplets[held, 0]]
+        near = np.einsum("nk,nk->n", weights, np.square(
+            X[triplets[held, 0]] - X[triplets[held, 1]]))
+        far = np.einsum("nk,nk->n", weights, np.square(
+            X[triplets[held, 0]] - X[triplets[held, 2]]))
+        return np.mean(near >= far)
+
+    for learning_rate in (0.5, 1e4):
+        result = forward_backward(differences, triplet_pairs, triplets[:, 0],
+                                  embedding, start, beta=1e-4,
+                                  learning_rate=learning_rate, max_iter=3000,
+                                  eval_every=100, random_state=0,
+                                  held_out=held)
+        values = np.array([h[1] for h in result.history])
+        assert values[0] == pytest.approx(held_out_error(start))
+        assert result.objective == np.nanmin(values)
+        assert held_out_error(result.weights) == pytest.approx(
+            result.objective)
+    # The wild step blew up; its NaN error stopped it and the start stayed.
+    assert np.isnan(values).any()
+    np.testing.assert_array_equal(result.weights, start)
