@@ -175,6 +175,8 @@ class _SCMLEstimator(_MetricLearner):
     # learners without those parameters keep RDA.
     solver = "rda"
     max_new_elements = 0
+    # The local learners have no linear embedding to truncate.
+    n_components = None
 
     _parameter_constraints = {
         "beta": [Interval("float", low=0)],
@@ -187,6 +189,8 @@ class _SCMLEstimator(_MetricLearner):
         "n_iter_no_change": [Interval("int", low=1)],
         "solver": [Options("auto", "exact", "rda")],
         "max_new_elements": [Interval("int", low=0)],
+        # At most n_features, checked with the data (check_n_components).
+        "n_components": [Interval("int", low=1), None],
     }
 
     def __sklearn_is_fitted__(self):
@@ -532,10 +536,12 @@ class _LinearMetric(MahalanobisMixin):
         self.weights_ = self._solve_global(X, triplets, task_offsets, basis,
                                            incremental)
         self.n_active_basis_ = int(np.count_nonzero(self.weights_))
-        self.components_ = (np.eye(X.shape[1])
-                            if getattr(self, "euclidean_fallback_", False)
-                            else components_from_weights(self.weights_,
-                                                         self.basis_))
+        # (The Euclidean fallback's weights and basis are ones and the axes.)
+        self.components_ = (
+            np.eye(X.shape[1]) if self.n_components is None and getattr(
+                self, "euclidean_fallback_", False)
+            else components_from_weights(self.weights_, self.basis_,
+                                         self.n_components))
         return self
 
 

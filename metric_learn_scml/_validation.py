@@ -410,6 +410,17 @@ def check_n_features(estimator, n_features, reset):
                 estimator.n_features_in_))
 
 
+def check_n_components(estimator, n_features):
+    """Refuse an ``n_components`` above the data's ``n_features``."""
+    n_components = estimator.n_components
+    if n_components is not None and n_components > n_features:
+        raise ValueError(
+            "n_components=%d is larger than the %d features of the data: "
+            "the embedding has at most n_features dimensions. Give "
+            "n_components <= %d, or None for the learned metric's own "
+            "rank." % (n_components, n_features, n_features))
+
+
 def validate_triplets(estimator, triplets, reset=True):
     """Check triplets for a weakly supervised learner; set ``n_features_in_``.
 
@@ -424,6 +435,7 @@ def validate_triplets(estimator, triplets, reset=True):
     indices, X = triplets_to_indices(triplets)
     check_scale(estimator, X)
     check_n_features(estimator, X.shape[1], reset)
+    check_n_components(estimator, X.shape[1])
     if reset:
         warn_feature_scales(X)
     return indices, X
@@ -520,6 +532,7 @@ def validate_supervised(estimator, X, y, reset=True):
             "first (e.g. with sklearn.preprocessing.KBinsDiscretizer), or give "
             "SCML triplets directly." % (kind, type(estimator).__name__))
     check_scale(estimator, X)
+    check_n_components(estimator, X.shape[1])
     if reset:
         warn_feature_scales(X)
     if reset and np.unique(y).shape[0] < 2:

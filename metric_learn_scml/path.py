@@ -293,7 +293,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         Every training part needs points of two classes or more.
     n_jobs : int, default=None
         Splits of ``cv`` fitted in parallel (joblib).
-    k_genuine, k_impostor, neighbors, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state
+    k_genuine, k_impostor, neighbors, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state, n_components
         As in :class:`~metric_learn_scml.SCML_Supervised` (the refit uses
         them all; the folds use all but ``solver`` and
         ``max_new_elements``).
@@ -344,7 +344,7 @@ class SCML_SupervisedCV(SCML_Supervised):
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
-                 random_state=None):
+                 random_state=None, n_components=None):
         store_parameters(self, locals())
 
     _parameter_constraints = {

@@ -43,7 +43,7 @@ class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
         anchor-impostor differences relative to anchor-target differences
         are kept (a local Fisher analysis in which triplets play the role of
         labels). An array is used as given, its rows scaled to unit norm.
-    """ + parameters("beta", *COMMON, *SOLVER) + """
+    """ + parameters("beta", *COMMON, *SOLVER, "n_components") + """
 
     Attributes
     ----------""" + attributes(*LINEAR_ATTRIBUTES) + """
@@ -79,7 +79,7 @@ class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
-                 random_state=None):
+                 random_state=None, n_components=None):
         store_parameters(self, locals())
 
 
@@ -112,7 +112,7 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         basis of :class:`SCML` from the triplets mined from the labels
         (as metric-learn's ``SCML_Supervised`` accepts it). An array is
         used as given, its rows scaled to unit norm.
-    """ + parameters("beta:auto", *COMMON, *SOLVER) + """
+    """ + parameters("beta:auto", *COMMON, *SOLVER, "n_components") + """
 
     Attributes
     ----------""" + attributes(*LINEAR_ATTRIBUTES, *AUTO_BETA_ATTRIBUTES) + """
@@ -151,5 +151,5 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
-                 random_state=None):
+                 random_state=None, n_components=None):
         store_parameters(self, locals())
