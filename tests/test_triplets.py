@@ -69,6 +69,37 @@ def test_single_class_and_all_singletons_raise():
         triplets_from_labels(X, np.arange(5))
 
 
+def test_public_triplets_are_metric_learns_knn_triplets(iris):
+    import metric_learn_scml
+    from metric_learn import Constraints
+    X, y = iris
+    given = X.copy(), y.copy()
+    triplets = metric_learn_scml.triplets_from_labels(X, list(y), 2, 4)
+    assert triplets.dtype == np.intp and triplets.shape == (150 * 2 * 4, 3)
+    expected = Constraints(y).generate_knntriplets(X, 2, 4)
+    assert set(map(tuple, triplets)) == set(map(tuple, expected))
+    np.testing.assert_array_equal(X, given[0])
+    np.testing.assert_array_equal(y, given[1])
+
+
+@pytest.mark.parametrize("arguments, error, match", [
+    (dict(k_genuine=0), ValueError, "k_genuine == 0, must be >= 1"),
+    (dict(k_impostor=2.5), TypeError, "k_impostor must be an instance of"),
+    (dict(y=np.zeros(4)), ValueError, "inconsistent numbers of samples"),
+    (dict(y=np.array([1, "a", 2, "b", 3], dtype=object)), TypeError,
+     "y must hold class labels of one type"),
+    (dict(X=np.full((5, 2), np.nan)), ValueError, "Input X contains NaN"),
+    (dict(neighbors="fast"), ValueError, "neighbors must be None, 'auto'"),
+])
+def test_public_triplets_name_a_bad_argument(arguments, error, match):
+    from metric_learn_scml import triplets_from_labels as public
+    values = dict(X=np.random.RandomState(0).randn(5, 2),
+                  y=np.array([0, 0, 1, 1, 1]))
+    values.update(arguments)
+    with pytest.raises(error, match=match):
+        public(**values)
+
+
 def test_pair_index_reconstructs_triplets():
     rng = np.random.RandomState(1)
     triplets = rng.randint(0, 30, size=(200, 3))
