@@ -319,6 +319,14 @@ class SCML_SupervisedCV(SCML_Supervised):
         Those of the refit, as in
         :class:`~metric_learn_scml.SCML_Supervised`.
 
+    See Also
+    --------
+    metric_learn_scml.knn_scorer : to tune ``SCML_Supervised`` with
+        ``GridSearchCV`` or score it with ``cross_val_score`` instead, as
+        ``scoring=knn_scorer`` with ``cv=StratifiedKFold(n_splits,
+        shuffle=True)``: for a transformer ``cv=int`` is unshuffled
+        ``KFold``, whose folds hold one class on data sorted by class.
+
     Examples
     --------
     >>> from sklearn.datasets import load_wine
