@@ -548,15 +548,17 @@ class _LinearMetric(MahalanobisMixin):
 # ---------------------------------------------------------------- problems
 
 
-def triplet_problem(estimator, triplets, tasks=None, partial=False):
+def triplet_problem(estimator, triplets, tasks=None, partial=False, y=None):
     """Points, index triplets grouped by task, and the basis, from triplets.
 
     Returns ``(X, triplets, task_offsets, basis)``: ``triplets`` index the
     distinct points ``X`` of the input; with ``tasks`` (one label per
     triplet) they are sorted by task, stably. ``partial``: a later batch
-    of ``partial_fit``, which keeps the basis of the first.
+    of ``partial_fit``, which keeps the basis of the first. ``y``: the
+    labels of pairs given instead of triplets.
     """
-    indices, X = validate_triplets(estimator, triplets, reset=not partial)
+    indices, X = validate_triplets(estimator, triplets, reset=not partial,
+                                   y=y)
     if tasks is None:
         offsets = np.array([0, indices.shape[0]])
     else:
@@ -650,25 +652,34 @@ class _FromTriplets:
 
     @single_threaded
     def fit(self, triplets, y=None):
-        """Learn the metric from triplets.
+        """Learn the metric from triplets, or from labelled pairs.
+
+        Pairs are metric-learn's format for ITML, MMC and SDML. Beyond the
+        paper, they become the triplets ``(a, b, c)`` of every point ``a``
+        with a similar pair ``(a, b)`` and a dissimilar pair ``(a, c)``
+        (both orientations of each pair; a point is identified by its
+        coordinates, or its row of the ``preprocessor``), at most 30 per
+        point, drawn with ``random_state``. Pairs that share no point form
+        no triplet, and raise a ``ValueError``.
 
         Parameters
         ----------
         triplets : array-like of shape (n_triplets, 3, n_features) or \
-(n_triplets, 3)
+(n_triplets, 3), or pairs of shape (n_pairs, 2, n_features) or (n_pairs, 2)
             Triplets of points, or of indices when a ``preprocessor`` is
             given, ordered so that ``d(t[0], t[1]) < d(t[0], t[2])`` is
-            wanted.
-        y : None
-            Ignored: the order within each triplet is the supervision
-            (present so that ``Pipeline``, which passes ``y``, can fit it).
+            wanted; or pairs of points (of indices with a ``preprocessor``).
+        y : None, or array-like of shape (n_pairs,) for pairs
+            For triplets, ignored: the order within each triplet is the
+            supervision (present so that ``Pipeline``, which passes ``y``,
+            can fit it). For pairs, +1 (similar) or -1 (dissimilar).
 
         Returns
         -------
         self
         """
         self._start_fit()
-        return self._fit_problem(*triplet_problem(self, triplets))
+        return self._fit_problem(*triplet_problem(self, triplets, y=y))
 
     def decision_function(self, triplets):
         """``d(a, c) - d(a, b)`` of each triplet (positive where its order

@@ -447,6 +447,65 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
     return np.concatenate(blocks).astype(np.intp, copy=False)
 
 
+# The most triplets the pairs of one anchor give (the k_genuine * k_impostor
+# of the triplets mined from labels at their defaults): an anchor in many
+# pairs would give the product of its similar and dissimilar partners.
+MAX_PAIR_TRIPLETS = 30
+
+
+def triplets_from_pairs(pairs, y, max_per_anchor=MAX_PAIR_TRIPLETS,
+                        random_state=None):
+    """Triplets from labelled pairs that share a point (beyond the paper).
+
+    For every point ``a`` of a similar pair ``(a, b)`` (``y = +1``) and a
+    dissimilar pair ``(a, c)`` (``y = -1``), in either orientation of each
+    pair, the triplet ``(a, b, c)``: ``b`` should be closer to ``a`` than
+    ``c`` is. A pair given twice counts once; a point paired with itself, or
+    with one point both ways, gives nothing.
+
+    Parameters
+    ----------
+    pairs : ndarray of shape (n_pairs, 2) of int
+        Indices of the points.
+    y : ndarray of shape (n_pairs,)
+        +1 (similar) or -1 (dissimilar).
+    max_per_anchor : int, default=MAX_PAIR_TRIPLETS
+        An anchor with more combinations keeps this many, drawn uniformly
+        without replacement.
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    triplets : ndarray of shape (n_triplets, 3), dtype=intp
+        Grouped by anchor, in increasing order of anchor; empty when no
+        point has both a similar and a dissimilar pair.
+    """
+    rng = check_random_state(random_state)
+    anchors = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    partners = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    similar = np.tile(np.asarray(y) > 0, 2)
+    distinct = anchors != partners
+    partners_of = []
+    for kind in (similar & distinct, ~similar & distinct):
+        order = np.argsort(anchors[kind], kind="stable")
+        partners_of.append((anchors[kind][order], partners[kind][order]))
+    blocks = []
+    for anchor in np.intersect1d(partners_of[0][0], partners_of[1][0]):
+        targets, impostors = (np.unique(found[np.searchsorted(
+            sorted_anchors, anchor):np.searchsorted(sorted_anchors, anchor,
+                                                    "right")])
+            for sorted_anchors, found in partners_of)
+        n_combinations = targets.shape[0] * impostors.shape[0]
+        chosen = (np.arange(n_combinations) if n_combinations <= max_per_anchor
+                  else np.sort(rng.choice(n_combinations, max_per_anchor,
+                                          replace=False)))
+        block = np.column_stack([np.full(chosen.shape[0], anchor),
+                                 targets[chosen // impostors.shape[0]],
+                                 impostors[chosen % impostors.shape[0]]])
+        blocks.append(block[block[:, 1] != block[:, 2]])
+    return np.concatenate(blocks or [np.zeros((0, 3))]).astype(np.intp)
+
+
 def triplets_to_indices(triplets):
     """Turn triplets of points into indices into their distinct points.
 

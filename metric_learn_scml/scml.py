@@ -33,6 +33,10 @@ class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
     than ``c`` is, by a unit margin (Shi, Bellet and Sha, AAAI 2014,
     eq. (2)). Use it for weak supervision ("a is closer to b than to c",
     e.g. from user feedback); with labels, use :class:`SCML_Supervised`.
+    It also learns from metric-learn's labelled pairs (``fit(pairs, y)``,
+    ``y`` +1 for similar and -1 for dissimilar, as ITML, MMC and SDML take
+    them), through the triplets that a similar and a dissimilar pair
+    sharing a point make (beyond the paper; see :meth:`fit`).
 
     Parameters
     ----------

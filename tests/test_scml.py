@@ -1169,3 +1169,52 @@ def test_n_components_is_checked_with_a_clear_error(wine, value, error,
         SCML_Supervised(n_components=value, beta=1e-4).fit(X, y)
     with pytest.raises(error, match=message):
         SCML(n_components=value).fit(X[triplets_from_labels(X, y)[:50]])
+
+
+# ------------------------------------------------------------------- pairs
+
+
+def threshold_accuracy(train_distances, train_y, test_distances, test_y):
+    """Accuracy on test pairs of "similar below t", t best on the train pairs."""
+    candidates = np.sort(train_distances)
+    train_accuracy = [np.mean(np.where(train_distances <= t, 1, -1) == train_y)
+                      for t in candidates]
+    t = candidates[int(np.argmax(train_accuracy))]
+    return np.mean(np.where(test_distances <= t, 1, -1) == test_y)
+
+
+def test_scml_learns_from_labelled_pairs():
+    # Two of six features decide similarity; pairs are labelled by
+    # thresholding their distance in those two.
+    rng = np.random.RandomState(0)
+    X = rng.randn(200, 6)
+    pairs = rng.randint(0, 200, size=(3000, 2))
+    gap = np.linalg.norm(X[pairs[:, 0], :2] - X[pairs[:, 1], :2], axis=1)
+    y = np.where(gap < np.median(gap), 1, -1)
+    train, test = slice(0, 2000), slice(2000, None)
+    model = SCML(preprocessor=X, random_state=0).fit(pairs[train], y[train])
+    weights = np.diag(model.get_mahalanobis_matrix())
+    assert weights[:2].min() > 10 * weights[2:].max()
+    # The same pairs as points give the same model.
+    points = SCML(random_state=0).fit(X[pairs[train]], y[train])
+    np.testing.assert_allclose(points.get_mahalanobis_matrix(),
+                               model.get_mahalanobis_matrix(), rtol=1e-6)
+    euclidean = np.linalg.norm(X[pairs[:, 0]] - X[pairs[:, 1]], axis=1)
+    learned = model.pair_distance(pairs)
+    accuracy = {name: threshold_accuracy(d[train], y[train], d[test], y[test])
+                for name, d in (("euclidean", euclidean), ("learned", learned))}
+    assert accuracy["learned"] > 0.9 > accuracy["euclidean"] + 0.15
+
+
+def test_pairs_that_share_no_point_are_refused_with_the_fix():
+    X = np.random.RandomState(0).randn(8, 2)
+    disjoint = np.stack([X[[0, 2, 4, 6]], X[[1, 3, 5, 7]]], axis=1)
+    with pytest.raises(ValueError, match=r"form no triplet: no point has both "
+                                         r"a similar \(y=\+1\).*share points"):
+        SCML().fit(disjoint, [1, -1, 1, -1])
+    with pytest.raises(ValueError, match=r"labels \(y\) should contain only "
+                                         r"values in \[-1, 1\]"):
+        SCML().fit(disjoint, [1, 0, 1, 0])
+    with pytest.raises(ValueError, match=r"got pairs .* without their labels"
+                                         r".*fit\(pairs, y\)"):
+        SCML().fit(disjoint)
