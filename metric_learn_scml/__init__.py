@@ -15,9 +15,11 @@ from .multitask import MultiTaskSCML, MultiTaskSCML_Supervised
 from .local import LocalSCML, LocalSCML_Supervised
 from .neighbors import MetricKNeighborsClassifier, knn_scorer
 from .path import SCML_SupervisedCV, scml_path
+from ._triplets import triplets_from_labels
 
 __version__ = "0.1.0"
 
 __all__ = ["SCML", "SCML_Supervised", "MultiTaskSCML", "MultiTaskSCML_Supervised",
            "LocalSCML", "LocalSCML_Supervised", "MetricKNeighborsClassifier",
-           "SCML_SupervisedCV", "scml_path", "knn_scorer"]
+           "SCML_SupervisedCV", "scml_path", "knn_scorer",
+           "triplets_from_labels"]

@@ -175,6 +175,8 @@ class _SCMLEstimator(_MetricLearner):
     # learners without those parameters keep RDA.
     solver = "rda"
     max_new_elements = 0
+    # The local learners have no linear embedding to truncate.
+    n_components = None
 
     _parameter_constraints = {
         "beta": [Interval("float", low=0)],
@@ -187,6 +189,8 @@ class _SCMLEstimator(_MetricLearner):
         "n_iter_no_change": [Interval("int", low=1)],
         "solver": [Options("auto", "exact", "rda")],
         "max_new_elements": [Interval("int", low=0)],
+        # At most n_features, checked with the data (check_n_components).
+        "n_components": [Interval("int", low=1), None],
     }
 
     def __sklearn_is_fitted__(self):
@@ -521,25 +525,29 @@ class _LinearMetric(MahalanobisMixin):
         self.weights_ = self._solve_global(X, triplets, task_offsets, basis,
                                            incremental)
         self.n_active_basis_ = int(np.count_nonzero(self.weights_))
-        self.components_ = (np.eye(X.shape[1])
-                            if getattr(self, "euclidean_fallback_", False)
-                            else components_from_weights(self.weights_,
-                                                         self.basis_))
+        # (The Euclidean fallback's weights and basis are ones and the axes.)
+        self.components_ = (
+            np.eye(X.shape[1]) if self.n_components is None and getattr(
+                self, "euclidean_fallback_", False)
+            else components_from_weights(self.weights_, self.basis_,
+                                         self.n_components))
         return self
 
 
 # ---------------------------------------------------------------- problems
 
 
-def triplet_problem(estimator, triplets, tasks=None, partial=False):
+def triplet_problem(estimator, triplets, tasks=None, partial=False, y=None):
     """Points, index triplets grouped by task, and the basis, from triplets.
 
     Returns ``(X, triplets, task_offsets, basis)``: ``triplets`` index the
     distinct points ``X`` of the input; with ``tasks`` (one label per
     triplet) they are sorted by task, stably. ``partial``: a later batch
-    of ``partial_fit``, which keeps the basis of the first.
+    of ``partial_fit``, which keeps the basis of the first. ``y``: the
+    labels of pairs given instead of triplets.
     """
-    indices, X = validate_triplets(estimator, triplets, reset=not partial)
+    indices, X = validate_triplets(estimator, triplets, reset=not partial,
+                                   y=y)
     if tasks is None:
         offsets = np.array([0, indices.shape[0]])
     else:
@@ -636,25 +644,34 @@ class _FromTriplets:
 
     @single_threaded
     def fit(self, triplets, y=None):
-        """Learn the metric from triplets.
+        """Learn the metric from triplets, or from labelled pairs.
+
+        Pairs are metric-learn's format for ITML, MMC and SDML. Beyond the
+        paper, they become the triplets ``(a, b, c)`` of every point ``a``
+        with a similar pair ``(a, b)`` and a dissimilar pair ``(a, c)``
+        (both orientations of each pair; a point is identified by its
+        coordinates, or its row of the ``preprocessor``), at most 30 per
+        point, drawn with ``random_state``. Pairs that share no point form
+        no triplet, and raise a ``ValueError``.
 
         Parameters
         ----------
         triplets : array-like of shape (n_triplets, 3, n_features) or \
-(n_triplets, 3)
+(n_triplets, 3), or pairs of shape (n_pairs, 2, n_features) or (n_pairs, 2)
             Triplets of points, or of indices when a ``preprocessor`` is
             given, ordered so that ``d(t[0], t[1]) < d(t[0], t[2])`` is
-            wanted.
-        y : None
-            Ignored: the order within each triplet is the supervision
-            (present so that ``Pipeline``, which passes ``y``, can fit it).
+            wanted; or pairs of points (of indices with a ``preprocessor``).
+        y : None, or array-like of shape (n_pairs,) for pairs
+            For triplets, ignored: the order within each triplet is the
+            supervision (present so that ``Pipeline``, which passes ``y``,
+            can fit it). For pairs, +1 (similar) or -1 (dissimilar).
 
         Returns
         -------
         self
         """
         self._start_fit()
-        return self._fit_problem(*triplet_problem(self, triplets))
+        return self._fit_problem(*triplet_problem(self, triplets, y=y))
 
     def decision_function(self, triplets):
         """``d(a, c) - d(a, b)`` of each triplet (positive where its order

@@ -92,6 +92,28 @@ PARAMETERS = {
         (``ConvergenceWarning``). The ``highs`` extra (highspy)
         warm-starts the exact phase's linear programs: the same optimum,
         sooner.""",
+    'n_components': r"""    n_components : int, default=None
+        Width of the embedding ``transform`` gives. ``None`` keeps the
+        learned metric whole: one row of ``components_`` per active element
+        when fewer than ``n_features`` are active (so the width depends on
+        the data, as in metric-learn's SCML), ``n_features`` otherwise. An
+        int ``k`` (at most ``n_features``) keeps the top ``k``
+        eigen-directions of :math:`M`, each scaled by the square root of
+        its eigenvalue, as scikit-learn's ``NeighborhoodComponentsAnalysis``
+        and metric-learn's ``components_from_metric``: ``transform`` then
+        has exactly ``k`` columns, the last ones zero where :math:`M` has
+        rank below ``k``, and ``get_mahalanobis_matrix()`` is
+        :math:`L^T L`, the rank-``k`` truncation of :math:`M`, which every
+        distance then uses. The weights, ``beta`` and the Euclidean
+        fallback are those of the whole metric (the fallback, with equal
+        eigenvalues, keeps ``k`` coordinate axes). Beyond the paper.""",
+    'n_components:per_task': r"""    n_components : int, default=None
+        Width of each task's embedding (``transform(X, task=...)`` and
+        ``for_task(task)``): ``None`` keeps each task metric whole, an int
+        ``k`` (at most ``n_features``) its top ``k`` eigen-directions, as
+        ``n_components`` of :class:`~metric_learn_scml.SCML_Supervised`
+        does; ``get_mahalanobis_matrix(task)`` is then the rank-``k``
+        truncation of :math:`M_t`. Beyond the paper.""",
     'max_new_elements': r"""    max_new_elements : int, default=0
         Column generation in the exact phase: up to this many elements are
         added to the basis, the steepest first (top eigenvectors of the
@@ -165,10 +187,12 @@ ATTRIBUTES = {
         no element, or the learned metric mapped distinct training points
         onto one.""",
     'components_': r"""    components_ : ndarray of shape (n_components, n_features)
-        Linear map :math:`L` with :math:`M = L^T L`: the rows
-        :math:`\sqrt{w_k} b_k` of the active elements when there are fewer
-        than ``n_features`` of them, otherwise the symmetric square root of
-        :math:`M`.""",
+        Linear map :math:`L` with :math:`M = L^T L`: with
+        ``n_components=None``, the rows :math:`\sqrt{w_k} b_k` of the
+        active elements when there are fewer than ``n_features`` of them,
+        otherwise the symmetric square root of :math:`M`; with an int, the
+        top eigen-directions of :math:`M` scaled by the square roots of
+        their eigenvalues, in decreasing order.""",
     'weights_': r"""    weights_ : ndarray of shape (n_basis,)
         Learned non-negative weights :math:`w`.""",
     'basis_': r"""    basis_ : ndarray of shape (n_basis, n_features)

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils.extmath import svd_flip
 
 from ._arrays import centred, chunk_rows, unit_scale
 
@@ -786,33 +787,64 @@ def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
             n_iter)
 
 
-def components_from_weights(weights, basis):
+def components_from_weights(weights, basis, n_components=None):
     r"""A factor :math:`L` with :math:`L^T L = \sum_k w_k b_k b_k^T`.
 
     With fewer active elements than features, :math:`L` is the low-rank
     :math:`\operatorname{diag}(\sqrt{w_a}) B_a` over the active rows;
-    otherwise the symmetric square root of :math:`M` (``D x D``).
+    otherwise the symmetric square root of :math:`M` (``D x D``). With
+    ``n_components``, the :func:`leading_components` of that factor.
 
     Parameters
     ----------
     weights : ndarray of shape (K,), non-negative
     basis : ndarray of shape (K, D)
+    n_components : int, default=None
 
     Returns
     -------
     components : ndarray of shape (n_components, D)
-        ``n_components`` is ``min(n_active, D)``; when no element is active,
-        a single zero row (the metric that maps everything to one point).
+        Without ``n_components``, ``min(n_active, D)`` rows; when no
+        element is active, a single zero row (the metric that maps
+        everything to one point).
     """
     active = weights > 0
     n_active, n_features = int(active.sum()), basis.shape[1]
+    factor = np.sqrt(weights[active])[:, None] * basis[active]
+    if n_components is not None:
+        return leading_components(factor, n_components)
     if n_active == 0:
         return np.zeros((1, n_features))
     if n_active < n_features:
-        return np.sqrt(weights[active])[:, None] * basis[active]
+        return factor
     metric = (basis[active].T * weights[active]) @ basis[active]
     eigenvalues, eigenvectors = np.linalg.eigh((metric + metric.T) / 2)
     return (eigenvectors * np.sqrt(np.clip(eigenvalues, 0, None))) @ eigenvectors.T
+
+
+def leading_components(factor, n_components):
+    r"""The top ``n_components`` eigen-directions of :math:`M = F^T F`.
+
+    Row :math:`i` is :math:`\sqrt{\lambda_i} v_i^T`, the eigenpairs of
+    :math:`M` in decreasing order, as scikit-learn's NCA and metric-learn's
+    ``components_from_metric`` give: the rank-``n_components`` truncation
+    of :math:`M` is :math:`L^T L`. Rows beyond the rank of :math:`M`
+    (singular values of :math:`F` below the tolerance of
+    :func:`numpy.linalg.matrix_rank`) are zero. Each row's sign makes its
+    largest entry positive (``svd_flip``), so the embedding's orientation
+    does not depend on the LAPACK build. ``factor`` is ``(r, D)``, any
+    ``r`` (0 included); the result ``(n_components, D)``.
+    """
+    components = np.zeros((n_components, factor.shape[1]))
+    if factor.shape[0] == 0:
+        return components
+    u, singular, vt = np.linalg.svd(factor, full_matrices=False)
+    vt = svd_flip(u, vt, u_based_decision=False)[1]
+    rank = int(np.sum(singular > singular[0] * max(factor.shape)
+                      * np.finfo(float).eps))
+    kept = min(rank, n_components)
+    components[:kept] = singular[:kept, None] * vt[:kept]
+    return components
 
 
 # --------------------------------------------------------------------------

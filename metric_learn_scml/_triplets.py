@@ -22,11 +22,14 @@ beyond the paper, which mines every point: the solver draws at most
 which then grows as ``n * MAX_ANCHORS`` rather than ``n^2``.
 """
 
+import numbers
+
 import numpy as np
 from scipy import sparse
 from sklearn.base import clone
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils import check_random_state
+from sklearn.utils import check_array, check_random_state, check_scalar
+from sklearn.utils.validation import check_consistent_length, column_or_1d
 
 from ._arrays import centred
 
@@ -329,49 +332,88 @@ def _exact_neighbours(X, class_index, members_of, anchors_of, k_genuine,
         yield positions, targets, impostors
 
 
-def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, neighbors=None,
+def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
                          random_state=None, max_anchors=MAX_ANCHORS):
-    """Build target/impostor triplets from class labels.
+    """Triplet constraints from class labels, as the supervised learners mine them.
+
+    For every point (the anchor ``a``), each of its ``k_genuine`` nearest
+    neighbours of the same class (targets ``b``) with each of its
+    ``k_impostor`` nearest neighbours of other classes (impostors ``c``)
+    under the Euclidean distance: the triplets of LMNN and of the SCML
+    paper (Shi, Bellet and Sha, 2014), as metric-learn's
+    ``Constraints.generate_knntriplets`` builds them. ``X[triplets]`` are
+    triplets of points for :class:`~metric_learn_scml.SCML`, and
+    ``triplets`` themselves are its input with ``preprocessor=X``.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        Validated data.
-    y : ndarray of shape (n_samples,)
-        Class labels (any type :func:`numpy.unique` can sort).
+    X : array-like of shape (n_samples, n_features)
+        The points.
+    y : array-like of shape (n_samples,)
+        Class labels (any type :func:`numpy.unique` can sort), two classes
+        or more.
     k_genuine : int, default=3
         Targets per point. A class with fewer than ``k_genuine + 1`` members
         uses all its other members; a class of one member gives no triplet.
     k_impostor : int, default=10
         Impostors per point (at most the number of points of other classes).
     neighbors : None, 'auto' or estimator, default=None
-        How the neighbours are found (:func:`resolve_neighbors`). None:
-        exactly. An index (or the one ``'auto'`` picks): cloned per class
-        with ``n_neighbors`` set to ``max(k_genuine, k_impostor)``, or kept
-        if larger (an approximate index finds the nearest few better when
-        it keeps more); each class is indexed once, giving its members'
-        targets, and queried by the other classes' points for their
-        impostors.
+        How the neighbours are found. None: exactly (scikit-learn's
+        ``NearestNeighbors``). ``'auto'`` or a scikit-learn style
+        ``KNeighborsTransformer`` (such as pynndescent's
+        ``PyNNDescentTransformer``): as the ``neighbors`` parameter of
+        :class:`~metric_learn_scml.SCML_Supervised` (an index is cloned per
+        class with ``n_neighbors`` at least ``max(k_genuine, k_impostor)``;
+        each class is indexed once and queried by the other classes'
+        points). Beyond the paper.
     random_state : int, RandomState instance or None, default=None
         Seed of the index ``neighbors='auto'`` builds, and of the anchors
         drawn beyond ``max_anchors`` points.
-    max_anchors : int, default=MAX_ANCHORS
-        Beyond this many points, the triplets of a stratified random
-        ``max_anchors`` of them (:func:`sample_anchors`).
+    max_anchors : int, default=50000
+        Beyond this many points, only the triplets of a stratified random
+        ``max_anchors`` of them (each class keeps its share; their targets
+        and impostors are still searched among all points). Beyond the
+        paper.
 
     Returns
     -------
     triplets : ndarray of shape (n_triplets, 3), dtype=intp
-        Rows ``(anchor, target, impostor)``, grouped by anchor.
+        Rows ``(anchor, target, impostor)`` of indices into ``X``, grouped
+        by anchor: ``d(X[a], X[b]) < d(X[a], X[c])`` is wanted.
 
     Raises
     ------
     ValueError
-        If ``y`` has fewer than two classes, or no class has two members.
+        If ``y`` has fewer than two classes, or no class has two members,
+        or an argument is malformed (the message names it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metric_learn_scml import SCML, triplets_from_labels
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.2], [1.0, 1.0],
+    ...               [1.2, 1.0]])
+    >>> y = np.array([0, 0, 0, 1, 1])
+    >>> triplets = triplets_from_labels(X, y, k_genuine=1, k_impostor=2)
+    >>> triplets[:2]
+    array([[0, 1, 3],
+           [0, 1, 4]])
+    >>> SCML(preprocessor=X, random_state=0).fit(triplets).transform(X).shape[0]
+    5
     """
+    X = check_array(X, dtype=np.float64, input_name="X")
+    y = column_or_1d(y)
+    check_consistent_length(X, y)
+    for name, value in (("k_genuine", k_genuine), ("k_impostor", k_impostor),
+                        ("max_anchors", max_anchors)):
+        check_scalar(value, name, numbers.Integral, min_val=1)
     neighbors = resolve_neighbors(neighbors, X.shape[0], random_state)
     X = centred(X)
-    classes, class_index = np.unique(y, return_inverse=True)
+    try:
+        classes, class_index = np.unique(y, return_inverse=True)
+    except TypeError as error:
+        raise TypeError("y must hold class labels of one type (all strings "
+                        "or all numbers): %s." % error) from None
     if classes.shape[0] < 2:
         raise ValueError(
             "y has a single class (%r): triplet constraints need at least two "
@@ -403,6 +445,65 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, neighbors=None,
             "neighbour to build triplets from. Each class needs at least two "
             "samples.")
     return np.concatenate(blocks).astype(np.intp, copy=False)
+
+
+# The most triplets the pairs of one anchor give (the k_genuine * k_impostor
+# of the triplets mined from labels at their defaults): an anchor in many
+# pairs would give the product of its similar and dissimilar partners.
+MAX_PAIR_TRIPLETS = 30
+
+
+def triplets_from_pairs(pairs, y, max_per_anchor=MAX_PAIR_TRIPLETS,
+                        random_state=None):
+    """Triplets from labelled pairs that share a point (beyond the paper).
+
+    For every point ``a`` of a similar pair ``(a, b)`` (``y = +1``) and a
+    dissimilar pair ``(a, c)`` (``y = -1``), in either orientation of each
+    pair, the triplet ``(a, b, c)``: ``b`` should be closer to ``a`` than
+    ``c`` is. A pair given twice counts once; a point paired with itself, or
+    with one point both ways, gives nothing.
+
+    Parameters
+    ----------
+    pairs : ndarray of shape (n_pairs, 2) of int
+        Indices of the points.
+    y : ndarray of shape (n_pairs,)
+        +1 (similar) or -1 (dissimilar).
+    max_per_anchor : int, default=MAX_PAIR_TRIPLETS
+        An anchor with more combinations keeps this many, drawn uniformly
+        without replacement.
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    triplets : ndarray of shape (n_triplets, 3), dtype=intp
+        Grouped by anchor, in increasing order of anchor; empty when no
+        point has both a similar and a dissimilar pair.
+    """
+    rng = check_random_state(random_state)
+    anchors = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    partners = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    similar = np.tile(np.asarray(y) > 0, 2)
+    distinct = anchors != partners
+    partners_of = []
+    for kind in (similar & distinct, ~similar & distinct):
+        order = np.argsort(anchors[kind], kind="stable")
+        partners_of.append((anchors[kind][order], partners[kind][order]))
+    blocks = []
+    for anchor in np.intersect1d(partners_of[0][0], partners_of[1][0]):
+        targets, impostors = (np.unique(found[np.searchsorted(
+            sorted_anchors, anchor):np.searchsorted(sorted_anchors, anchor,
+                                                    "right")])
+            for sorted_anchors, found in partners_of)
+        n_combinations = targets.shape[0] * impostors.shape[0]
+        chosen = (np.arange(n_combinations) if n_combinations <= max_per_anchor
+                  else np.sort(rng.choice(n_combinations, max_per_anchor,
+                                          replace=False)))
+        block = np.column_stack([np.full(chosen.shape[0], anchor),
+                                 targets[chosen // impostors.shape[0]],
+                                 impostors[chosen % impostors.shape[0]]])
+        blocks.append(block[block[:, 1] != block[:, 2]])
+    return np.concatenate(blocks or [np.zeros((0, 3))]).astype(np.intp)
 
 
 def triplets_to_indices(triplets):

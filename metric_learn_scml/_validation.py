@@ -27,7 +27,8 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
 from ._arrays import binary_scales, chunk_rows, largest_magnitude
-from ._triplets import triplets_to_indices
+from ._triplets import (distinct_rows, triplets_from_pairs,
+                        triplets_to_indices)
 
 
 class Interval:
@@ -410,23 +411,74 @@ def check_n_features(estimator, n_features, reset):
                 estimator.n_features_in_))
 
 
-def validate_triplets(estimator, triplets, reset=True):
+def check_n_components(estimator, n_features):
+    """Refuse an ``n_components`` above the data's ``n_features``."""
+    n_components = estimator.n_components
+    if n_components is not None and n_components > n_features:
+        raise ValueError(
+            "n_components=%d is larger than the %d features of the data: "
+            "the embedding has at most n_features dimensions. Give "
+            "n_components <= %d, or None for the learned metric's own "
+            "rank." % (n_components, n_features, n_features))
+
+
+def validate_triplets(estimator, triplets, reset=True, y=None):
     """Check triplets for a weakly supervised learner; set ``n_features_in_``.
 
     Triplets of points, or of indices with a ``preprocessor``, go through
     metric-learn's ``check_input`` and become index triplets into their
     distinct points (``triplets_to_indices``), which :func:`check_scale`
-    checks. Returns ``(indices, X)``. Without ``reset`` (later batches of
-    ``partial_fit``), the features must match ``n_features_in_``.
+    checks. Pairs (a second axis of length 2) with their labels ``y``
+    become the triplets of :func:`pair_triplets`. Returns ``(indices, X)``.
+    Without ``reset`` (later batches of ``partial_fit``), the features must
+    match ``n_features_in_``.
     """
-    triplets = checked_input(estimator, triplets, type_of_inputs="tuples",
-                             tuple_size=3, dtype=np.float64)
-    indices, X = triplets_to_indices(triplets)
+    if np.ndim(triplets) >= 2 and np.shape(triplets)[1] == 2:
+        indices, X = pair_triplets(estimator, triplets, y)
+    else:
+        triplets = checked_input(estimator, triplets, type_of_inputs="tuples",
+                                 tuple_size=3, dtype=np.float64)
+        indices, X = triplets_to_indices(triplets)
     check_scale(estimator, X)
     check_n_features(estimator, X.shape[1], reset)
+    check_n_components(estimator, X.shape[1])
     if reset:
         warn_feature_scales(X)
     return indices, X
+
+
+def pair_triplets(estimator, pairs, y):
+    """Index triplets into the distinct points of labelled pairs.
+
+    Pairs of points, or of indices with a ``preprocessor``, as metric-learn's
+    pair learners take them, with ``y`` +1 (similar) or -1 (dissimilar); a
+    point is identified by its coordinates. The triplets are those of
+    :func:`._triplets.triplets_from_pairs`, drawn with the estimator's
+    random state. Returns ``(indices, X)``.
+    """
+    name = type(estimator).__name__
+    if y is None:
+        raise ValueError(
+            "%s got pairs (a second axis of length 2) without their labels: "
+            "learn from pairs with fit(pairs, y), y being +1 for a similar "
+            "pair and -1 for a dissimilar one, or give triplets (tuples of 3 "
+            "elements)." % name)
+    pairs, y = checked_input(estimator, pairs, y=y, type_of_inputs="tuples",
+                             tuple_size=2, dtype=np.float64)
+    # (metric-learn's check refuses labels other than -1 and +1.)
+    n_pairs, _, n_features = pairs.shape
+    first, inverse = distinct_rows(pairs.reshape(-1, n_features))
+    indices = triplets_from_pairs(inverse.reshape(n_pairs, 2), y,
+                                  random_state=estimator._rng)
+    if indices.shape[0] == 0:
+        raise ValueError(
+            "The pairs given to %s form no triplet: no point has both a "
+            "similar (y=+1) and a dissimilar (y=-1) pair with two other "
+            "points. SCML learns from triplets (a, b, c) made of a similar "
+            "pair (a, b) and a dissimilar pair (a, c) that share the point "
+            "a: give pairs that share points (with a preprocessor, index "
+            "pairs into it), or give triplets." % name)
+    return indices, pairs.reshape(-1, n_features)[first]
 
 
 def check_metric_points(estimator, u, v):
@@ -520,6 +572,7 @@ def validate_supervised(estimator, X, y, reset=True):
             "first (e.g. with sklearn.preprocessing.KBinsDiscretizer), or give "
             "SCML triplets directly." % (kind, type(estimator).__name__))
     check_scale(estimator, X)
+    check_n_components(estimator, X.shape[1])
     if reset:
         warn_feature_scales(X)
     if reset and np.unique(y).shape[0] < 2:

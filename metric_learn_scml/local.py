@@ -477,7 +477,9 @@ _NOTES = r"""
     PCA stores the ``n_samples x n_features`` training points and needs
     an ``n_samples x n_samples`` kernel at fit time (over 600 points
     that hold at most 600 distinct ones: those, and a kernel between
-    them)."""
+    them). There is no ``n_components``: the metric changes from point to
+    point, so no single linear map of fewer dimensions preserves it (the
+    global learners' ``n_components`` truncates their one metric)."""
 
 
 class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):

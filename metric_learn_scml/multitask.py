@@ -120,7 +120,8 @@ class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 MULTITASK_PARAMETERS = (
     "beta:group", "n_basis:per_task", "gamma", "max_iter", "output_iter",
     "batch_size:per_task", "tol:per_task", "n_iter_no_change",
-    "solver:group", "verbose", "preprocessor", "random_state")
+    "solver:group", "verbose", "preprocessor", "random_state",
+    "n_components:per_task")
 MULTITASK_ATTRIBUTES = (
     "tasks_", "beta_", "mt:weights_", "mt:basis_", "active_basis_",
     "mt:n_active_basis_", "n_active_basis_per_task_", "components_per_task_",
@@ -148,8 +149,9 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
         self.active_basis_ = np.flatnonzero(active)
         self.n_active_basis_ = int(active.sum())
         self.n_active_basis_per_task_ = np.count_nonzero(self.weights_, axis=1)
-        self.components_per_task_ = [components_from_weights(row, self.basis_)
-                                     for row in self.weights_]
+        self.components_per_task_ = [
+            components_from_weights(row, self.basis_, self.n_components)
+            for row in self.weights_]
         empty = ~self.weights_.any(axis=1)
         # (A model with no element at all has had its warning from _solve.)
         if empty.any() and not empty.all():
@@ -401,7 +403,8 @@ default='lda'
                  beta=1e-5, basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="rda",
-                 verbose=False, preprocessor=None, random_state=None):
+                 verbose=False, preprocessor=None, random_state=None,
+                 n_components=None):
         store_parameters(self, locals())
 
     @single_threaded
@@ -509,7 +512,7 @@ default='triplet_diffs'
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="rda", verbose=False,
-                 preprocessor=None, random_state=None):
+                 preprocessor=None, random_state=None, n_components=None):
         store_parameters(self, locals())
 
     @single_threaded

@@ -15,6 +15,7 @@ and classifies under its metric, whatever the kind of metric:
 """
 
 import sys
+import warnings
 
 import numpy as np
 from metric_learn.base_metric import (_PairsClassifierMixin,
@@ -22,6 +23,7 @@ from metric_learn.base_metric import (_PairsClassifierMixin,
                                       _TripletsClassifierMixin)
 from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin,
                           clone)
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import accuracy_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.multiclass import check_classification_targets
@@ -415,11 +417,19 @@ def knn_scorer(estimator, X, y, n_neighbors=3):
     classified by its ``n_neighbors`` nearest other points of ``X`` in the
     space of ``estimator.transform``, as the paper evaluates. Pass it as
     ``scoring=`` to ``GridSearchCV``, ``cross_val_score`` or dask-ml's
-    ``Incremental``, with ``cv=StratifiedKFold(n_splits, shuffle=True)``:
-    for a transformer scikit-learn turns ``cv=int`` into unshuffled
-    ``KFold``, whose test folds hold one class each on data sorted by class
-    (as scikit-learn's own datasets are), and points of a single class are
-    refused (every metric would score 1 there).
+    ``Incremental``, with ``cv=StratifiedKFold(n_splits, shuffle=True)``.
+
+    Points of a single class score 1.0 under every metric (each point's
+    neighbours share its class), with an ``UndefinedMetricWarning`` that
+    names the fix: such a test fold cannot compare metrics. This is what
+    ``cv=int`` (and the default ``cv``) gives on data sorted by class, as
+    scikit-learn's own datasets are: for a transformer scikit-learn cuts
+    the points into unshuffled ``KFold``, not stratified folds. The value
+    is the same for every candidate, so ``GridSearchCV`` ranks the
+    candidates by the folds that hold several classes (where no fold does,
+    every candidate ties), and ``cross_val_score`` gets finite scores, but
+    the folds of one class say nothing: use shuffled stratified folds, or
+    :class:`SCML_SupervisedCV`, which stratifies its own.
 
     Parameters
     ----------
@@ -435,30 +445,36 @@ def knn_scorer(estimator, X, y, n_neighbors=3):
     Examples
     --------
     >>> from sklearn.datasets import load_iris
+    >>> from sklearn.model_selection import StratifiedKFold, cross_val_score
     >>> from metric_learn_scml import SCML_Supervised, knn_scorer
     >>> X, y = load_iris(return_X_y=True)
     >>> model = SCML_Supervised(beta=1e-3, random_state=0).fit(X, y)
     >>> bool(knn_scorer(model, X, y) > 0.9)
+    True
+    >>> folds = StratifiedKFold(3, shuffle=True, random_state=0)
+    >>> scores = cross_val_score(SCML_Supervised(beta=1e-3, random_state=0),
+    ...                          X, y, scoring=knn_scorer, cv=folds)
+    >>> bool(scores.min() > 0.85)
     True
     """
     validate_value("n_neighbors", n_neighbors, [Interval("int", low=1)])
     embedded = estimator.transform(X)
     y = column_or_1d(y, warn=True)
     check_consistent_length(embedded, y)
-    if np.unique(y).shape[0] < 2:
-        # Every metric, the zero one included, scores 1 there: scikit-learn
-        # cuts cv=int into unshuffled KFold for a transformer, and on data
-        # sorted by class its test folds are single classes.
-        raise ValueError(
-            "knn_scorer scores k-NN among the scored points, which hold a "
-            "single class (%r): every metric would score 1. Score points of "
-            "several classes, e.g. with cv=StratifiedKFold(n_splits, "
-            "shuffle=True) rather than cv=int (unshuffled KFold for a "
-            "transformer)." % (plain(y[0]),))
     if n_neighbors >= y.shape[0]:
         raise ValueError(
             "n_neighbors=%d needs more than %d points to score: give more "
             "points or decrease n_neighbors." % (n_neighbors, y.shape[0]))
+    if np.unique(y).shape[0] < 2:
+        warnings.warn(
+            "knn_scorer: the scored points hold a single class (%r), so "
+            "every metric scores 1.0 on them and they cannot compare "
+            "metrics. With cv=int or the default cv, scikit-learn cuts the "
+            "points of a transformer into unshuffled KFold, whose test folds "
+            "hold one class on data sorted by class: pass "
+            "cv=StratifiedKFold(n_splits, shuffle=True, random_state=0), or "
+            "use SCML_SupervisedCV." % (plain(y[0]),), UndefinedMetricWarning)
+        return 1.0
     knn = KNeighborsClassifier(n_neighbors).fit(embedded, y)
     # kneighbors() without X leaves each point out of its own neighbours.
     neighbours = knn.kneighbors(return_distance=False)

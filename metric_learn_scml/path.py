@@ -295,7 +295,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         Every training part needs points of two classes or more.
     n_jobs : int, default=None
         Splits of ``cv`` fitted in parallel (joblib).
-    k_genuine, k_impostor, neighbors, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state
+    k_genuine, k_impostor, neighbors, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state, n_components
         As in :class:`~metric_learn_scml.SCML_Supervised` (the refit uses
         them all; the folds use all but ``solver`` and
         ``max_new_elements``).
@@ -322,6 +322,14 @@ class SCML_SupervisedCV(SCML_Supervised):
         Those of the refit, as in
         :class:`~metric_learn_scml.SCML_Supervised`.
 
+    See Also
+    --------
+    metric_learn_scml.knn_scorer : to tune ``SCML_Supervised`` with
+        ``GridSearchCV`` or score it with ``cross_val_score`` instead, as
+        ``scoring=knn_scorer`` with ``cv=StratifiedKFold(n_splits,
+        shuffle=True)``: for a transformer ``cv=int`` is unshuffled
+        ``KFold``, whose folds hold one class on data sorted by class.
+
     Examples
     --------
     >>> from sklearn.datasets import load_wine
@@ -347,7 +355,7 @@ class SCML_SupervisedCV(SCML_Supervised):
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
-                 random_state=None):
+                 random_state=None, n_components=None):
         store_parameters(self, locals())
 
     _parameter_constraints = {

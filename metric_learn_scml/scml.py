@@ -33,6 +33,10 @@ class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
     than ``c`` is, by a unit margin (Shi, Bellet and Sha, AAAI 2014,
     eq. (2)). Use it for weak supervision ("a is closer to b than to c",
     e.g. from user feedback); with labels, use :class:`SCML_Supervised`.
+    It also learns from metric-learn's labelled pairs (``fit(pairs, y)``,
+    ``y`` +1 for similar and -1 for dissimilar, as ITML, MMC and SDML take
+    them), through the triplets that a similar and a dissimilar pair
+    sharing a point make (beyond the paper; see :meth:`fit`).
 
     Parameters
     ----------
@@ -43,7 +47,7 @@ class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
         anchor-impostor differences relative to anchor-target differences
         are kept (a local Fisher analysis in which triplets play the role of
         labels). An array is used as given, its rows scaled to unit norm.
-    """ + parameters("beta", *COMMON, *SOLVER) + """
+    """ + parameters("beta", *COMMON, *SOLVER, "n_components") + """
 
     Attributes
     ----------""" + attributes(*LINEAR_ATTRIBUTES) + """
@@ -79,7 +83,7 @@ class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
-                 random_state=None):
+                 random_state=None, n_components=None):
         store_parameters(self, locals())
 
 
@@ -112,7 +116,7 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         basis of :class:`SCML` from the triplets mined from the labels
         (as metric-learn's ``SCML_Supervised`` accepts it). An array is
         used as given, its rows scaled to unit norm.
-    """ + parameters("beta:auto", *COMMON, *SOLVER) + """
+    """ + parameters("beta:auto", *COMMON, *SOLVER, "n_components") + """
 
     Attributes
     ----------""" + attributes(*LINEAR_ATTRIBUTES, *AUTO_BETA_ATTRIBUTES) + """
@@ -151,5 +155,5 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
-                 random_state=None):
+                 random_state=None, n_components=None):
         store_parameters(self, locals())

@@ -196,6 +196,29 @@ def test_for_task_is_a_plain_estimator(fitted):
         metric.transform(X[:, :3])
 
 
+def test_n_components_truncates_each_task_metric(fitted):
+    model, X, y, tasks = fitted
+    truncated = MultiTaskSCML_Supervised(beta=1e-4, n_components=2,
+                                         **FAST).fit(X, y, tasks)
+    np.testing.assert_array_equal(truncated.weights_, model.weights_)
+    for task in ("a", "b"):
+        eigenvalues, eigenvectors = np.linalg.eigh(
+            model.get_mahalanobis_matrix(task))
+        assert eigenvalues[-2] > 1.01 * eigenvalues[-3]
+        top = eigenvectors[:, -2:]
+        metric = truncated.for_task(task)
+        assert metric.transform(X).shape == (X.shape[0], 2)
+        np.testing.assert_allclose(
+            metric.get_mahalanobis_matrix() / eigenvalues[-1],
+            (top * eigenvalues[-2:]) @ top.T / eigenvalues[-1],
+            rtol=0, atol=1e-6)
+        np.testing.assert_array_equal(truncated.transform(X, task=task),
+                                      metric.transform(X))
+    with pytest.raises(ValueError, match="n_components=7 is larger than the "
+                                         "6 features"):
+        MultiTaskSCML_Supervised(n_components=7, **FAST).fit(X, y, tasks)
+
+
 def test_tasks_of_any_hashable_labels_are_sorted():
     X, y, tasks = two_task_data()
     numeric = np.where(tasks == "a", 7, 3)

@@ -1,6 +1,7 @@
 """Tests of MetricKNeighborsClassifier with global, multi-task and local models."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -334,19 +335,54 @@ def test_training_neighbours_of_a_task_name_it(wine_split):
         knn.kneighbors(n_neighbors=53)
 
 
-def test_knn_scorer_refuses_points_of_one_class():
+def test_knn_scorer_scores_one_class_alike_for_every_metric_and_warns():
     # On class-sorted data, cv=int gives a transformer unshuffled KFold whose
-    # test folds hold one class: there the zero metric (beta=1e3) scored a
-    # perfect 1.0 and GridSearchCV chose it.
+    # test folds hold one class: there every metric, the zero one included,
+    # classifies each point correctly, so the fold cannot compare metrics.
     from sklearn.datasets import load_iris
+    from sklearn.exceptions import UndefinedMetricWarning
     from sklearn.model_selection import StratifiedKFold, cross_val_score
     from metric_learn_scml import knn_scorer
     X, y = load_iris(return_X_y=True)
-    with pytest.raises(ValueError, match="single class"):
-        knn_scorer(SCML_Supervised(beta=1e-3, random_state=0).fit(X, y),
-                   X[y == 0], y[y == 0])
+    good = SCML_Supervised(beta=1e-3, random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match="All basis weights are zero"):
+        zero = SCML_Supervised(beta=1e3, random_state=0).fit(X, y)
+    for model in (good, zero):
+        with pytest.warns(UndefinedMetricWarning, match=r"single class \(0\)"
+                          r".*cv=StratifiedKFold\(n_splits, shuffle=True"):
+            assert knn_scorer(model, X[y == 0], y[y == 0]) == 1.0
     with pytest.warns(UserWarning, match="All basis weights are zero"):
         scores = cross_val_score(
             SCML_Supervised(beta=1e3, random_state=0), X, y, scoring=knn_scorer,
             cv=StratifiedKFold(3, shuffle=True, random_state=0))
     assert scores.max() < 0.5
+
+
+@pytest.mark.parametrize("loader", ["load_iris", "load_wine"])
+def test_default_cv_on_class_sorted_data_scores_every_fold(loader):
+    # A transformer gets unshuffled KFold: on class-sorted data three of the
+    # five test folds hold one class. Their scores were NaN, so every
+    # candidate of GridSearchCV averaged to NaN and best_params_ was
+    # arbitrary; now they are finite and equal across candidates, and the
+    # folds of several classes choose.
+    import sklearn.datasets
+    from sklearn.exceptions import UndefinedMetricWarning
+    from sklearn.model_selection import cross_val_score
+    from metric_learn_scml import knn_scorer
+    X, y = getattr(sklearn.datasets, loader)(return_X_y=True)
+    assert np.all(np.diff(y) >= 0)
+    with pytest.warns(UndefinedMetricWarning, match="unshuffled KFold"):
+        scores = cross_val_score(SCML_Supervised(beta=1e-3, random_state=0),
+                                 X, y, scoring=knn_scorer)
+    assert scores.shape == (5,) and np.all(np.isfinite(scores))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UndefinedMetricWarning)
+        warnings.filterwarnings("ignore", "All basis weights are zero")
+        # (GridSearchCV's own warning about non-finite scores fails here.)
+        warnings.filterwarnings("error", "One or more of the test scores")
+        search = GridSearchCV(SCML_Supervised(random_state=0),
+                              {"beta": [1e6, 1e-3]}, scoring=knn_scorer,
+                              ).fit(X, y)
+    mean = search.cv_results_["mean_test_score"]
+    assert np.all(np.isfinite(mean)) and mean[1] > mean[0]
+    assert search.best_params_ == {"beta": 1e-3}

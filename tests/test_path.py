@@ -49,6 +49,14 @@ def test_path_equals_independent_fits(wine):
             objective(alone.weights_, beta), rel=1e-5)
 
 
+def test_cv_takes_n_components(iris):
+    X, y = iris
+    model = SCML_SupervisedCV(n_components=2, **FAST_CV).fit(X, y)
+    assert model.transform(X).shape == (X.shape[0], 2)
+    whole = SCML_SupervisedCV(**FAST_CV).fit(X, y)
+    np.testing.assert_array_equal(model.weights_, whole.weights_)
+
+
 def test_path_given_betas_are_sorted_decreasing(wine):
     X, y = wine
     betas, weights, _, _ = scml_path(X, y, betas=[1e-3, 1e-1, 1e-2],

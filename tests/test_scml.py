@@ -4,7 +4,8 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import clone, is_classifier
-from sklearn.datasets import load_digits, load_wine, make_blobs
+from sklearn.datasets import (load_breast_cancer, load_digits, load_iris,
+                              load_wine, make_blobs)
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score, train_test_split
 from sklearn.neighbors import KNeighborsClassifier
@@ -1109,3 +1110,143 @@ def test_auto_beta_leaves_single_point_classes_out_of_the_choice(iris):
         tiny = SCML_Supervised(random_state=0).fit(X[[0, 1, 50, 51, 100, 101]],
                                                    [0, 0, 1, 1, 2, 2])
     assert tiny.beta_ == 1e-5 and tiny.beta_path_.shape[0] == 0
+
+
+# ------------------------------------------------------------ n_components
+
+
+def top_of(metric, k):
+    """The rank-k truncation of a symmetric PSD matrix, by numpy's eigh."""
+    eigenvalues, eigenvectors = np.linalg.eigh(metric)
+    top = eigenvectors[:, -k:]
+    return (top * eigenvalues[-k:]) @ top.T, eigenvalues
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_n_components_keeps_the_top_eigen_directions_of_the_metric(wine, k):
+    X, y = wine
+    full = SCML_Supervised(beta=1e-4, random_state=0).fit(X, y)
+    model = SCML_Supervised(beta=1e-4, random_state=0, n_components=k).fit(X, y)
+    # The fit is that of the whole metric; only its factor is truncated.
+    np.testing.assert_array_equal(model.weights_, full.weights_)
+    truncated, eigenvalues = top_of(full.get_mahalanobis_matrix(), k)
+    # The k-th direction is well defined (a gap below it).
+    assert eigenvalues[-k] > 1.01 * eigenvalues[-k - 1]
+    assert model.components_.shape == (k, X.shape[1])
+    assert model.transform(X).shape == (X.shape[0], k)
+    scale = eigenvalues[-1]
+    np.testing.assert_allclose(model.get_mahalanobis_matrix() / scale,
+                               truncated / scale, rtol=0, atol=1e-6)
+    # Rows are orthogonal, in decreasing order of their eigenvalues.
+    gram = model.components_ @ model.components_.T
+    np.testing.assert_allclose(gram / scale, np.diag(eigenvalues[::-1][:k])
+                               / scale, rtol=0, atol=1e-6)
+    # Distances are those of the embedding.
+    pairs = np.stack([X[:20], X[20:40]], axis=1)
+    embedded = model.transform(X)
+    np.testing.assert_allclose(
+        model.pair_distance(pairs),
+        np.linalg.norm(embedded[:20] - embedded[20:40], axis=1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("loader", [load_iris, load_wine, load_breast_cancer,
+                                    load_digits])
+def test_n_components_gives_that_width_on_the_shipped_datasets(loader):
+    X, y = loader(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    model = SCML_Supervised(n_components=2, random_state=0).fit(X, y)
+    assert model.transform(X).shape == (X.shape[0], 2)
+    assert np.linalg.matrix_rank(model.get_mahalanobis_matrix()) <= 2
+
+
+def test_n_components_pads_a_metric_of_lower_rank_with_zeros():
+    # metric-learn's sandwich demo with our SCML: a metric of one active
+    # element embedded the points in one column, and the 2-D plot failed.
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 3)
+    idx = rng.randint(0, 60, size=(300, 3))
+    gap = np.abs(X[idx[:, 1:], 0] - X[idx[:, [0]], 0])
+    swap = gap[:, 0] > gap[:, 1]
+    idx[swap, 1:] = idx[swap, 1:][:, ::-1]
+    params = dict(basis=np.eye(3), beta=1e-2, random_state=0)
+    whole = SCML(**params).fit(X[idx])
+    assert whole.n_active_basis_ == 1 and whole.transform(X).shape == (60, 1)
+    model = SCML(n_components=2, **params).fit(X[idx])
+    embedded = model.transform(X)
+    assert embedded.shape == (60, 2)
+    assert not embedded[:, 1].any()
+    np.testing.assert_allclose(model.get_mahalanobis_matrix(),
+                               whole.get_mahalanobis_matrix(), rtol=1e-12)
+
+
+def test_n_components_of_the_zero_metric_is_zero_columns(wine):
+    X, y = wine
+    with pytest.warns(UserWarning, match="All basis weights are zero"):
+        zero = SCML_Supervised(beta=1e3, n_components=3, random_state=0,
+                               basis=np.eye(X.shape[1])).fit(X, y)
+    assert zero.transform(X).shape == (X.shape[0], 3)
+    assert not zero.transform(X).any()
+
+
+@pytest.mark.parametrize("value, error, message", [
+    (14, ValueError, r"n_components=14 is larger than the 13 features of "
+                     r"the data.*n_components <= 13"),
+    (0, ValueError, r"n_components must be >= 1, got 0"),
+    (2.0, TypeError, r"n_components must be an integer or None, got 2.0"),
+])
+def test_n_components_is_checked_with_a_clear_error(wine, value, error,
+                                                    message):
+    X, y = wine
+    with pytest.raises(error, match=message):
+        SCML_Supervised(n_components=value, beta=1e-4).fit(X, y)
+    with pytest.raises(error, match=message):
+        SCML(n_components=value).fit(X[triplets_from_labels(X, y)[:50]])
+
+
+# ------------------------------------------------------------------- pairs
+
+
+def threshold_accuracy(train_distances, train_y, test_distances, test_y):
+    """Accuracy on test pairs of "similar below t", t best on the train pairs."""
+    candidates = np.sort(train_distances)
+    train_accuracy = [np.mean(np.where(train_distances <= t, 1, -1) == train_y)
+                      for t in candidates]
+    t = candidates[int(np.argmax(train_accuracy))]
+    return np.mean(np.where(test_distances <= t, 1, -1) == test_y)
+
+
+def test_scml_learns_from_labelled_pairs():
+    # Two of six features decide similarity; pairs are labelled by
+    # thresholding their distance in those two.
+    rng = np.random.RandomState(0)
+    X = rng.randn(200, 6)
+    pairs = rng.randint(0, 200, size=(3000, 2))
+    gap = np.linalg.norm(X[pairs[:, 0], :2] - X[pairs[:, 1], :2], axis=1)
+    y = np.where(gap < np.median(gap), 1, -1)
+    train, test = slice(0, 2000), slice(2000, None)
+    model = SCML(preprocessor=X, random_state=0).fit(pairs[train], y[train])
+    weights = np.diag(model.get_mahalanobis_matrix())
+    assert weights[:2].min() > 10 * weights[2:].max()
+    # The same pairs as points give the same model.
+    points = SCML(random_state=0).fit(X[pairs[train]], y[train])
+    np.testing.assert_allclose(points.get_mahalanobis_matrix(),
+                               model.get_mahalanobis_matrix(), rtol=1e-6)
+    euclidean = np.linalg.norm(X[pairs[:, 0]] - X[pairs[:, 1]], axis=1)
+    learned = model.pair_distance(pairs)
+    accuracy = {name: threshold_accuracy(d[train], y[train], d[test], y[test])
+                for name, d in (("euclidean", euclidean), ("learned", learned))}
+    assert accuracy["learned"] > 0.9 > accuracy["euclidean"] + 0.15
+
+
+def test_pairs_that_share_no_point_are_refused_with_the_fix():
+    X = np.random.RandomState(0).randn(8, 2)
+    disjoint = np.stack([X[[0, 2, 4, 6]], X[[1, 3, 5, 7]]], axis=1)
+    with pytest.raises(ValueError, match=r"form no triplet: no point has both "
+                                         r"a similar \(y=\+1\).*share points"):
+        SCML().fit(disjoint, [1, -1, 1, -1])
+    with pytest.raises(ValueError, match=r"labels \(y\) should contain only "
+                                         r"values in \[-1, 1\]"):
+        SCML().fit(disjoint, [1, 0, 1, 0])
+    with pytest.raises(ValueError, match=r"got pairs .* without their labels"
+                                         r".*fit\(pairs, y\)"):
+        SCML().fit(disjoint)

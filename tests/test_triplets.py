@@ -69,6 +69,64 @@ def test_single_class_and_all_singletons_raise():
         triplets_from_labels(X, np.arange(5))
 
 
+def test_public_triplets_are_metric_learns_knn_triplets(iris):
+    import metric_learn_scml
+    from metric_learn import Constraints
+    X, y = iris
+    given = X.copy(), y.copy()
+    triplets = metric_learn_scml.triplets_from_labels(X, list(y), 2, 4)
+    assert triplets.dtype == np.intp and triplets.shape == (150 * 2 * 4, 3)
+    expected = Constraints(y).generate_knntriplets(X, 2, 4)
+    assert set(map(tuple, triplets)) == set(map(tuple, expected))
+    np.testing.assert_array_equal(X, given[0])
+    np.testing.assert_array_equal(y, given[1])
+
+
+@pytest.mark.parametrize("arguments, error, match", [
+    (dict(k_genuine=0), ValueError, "k_genuine == 0, must be >= 1"),
+    (dict(k_impostor=2.5), TypeError, "k_impostor must be an instance of"),
+    (dict(y=np.zeros(4)), ValueError, "inconsistent numbers of samples"),
+    (dict(y=np.array([1, "a", 2, "b", 3], dtype=object)), TypeError,
+     "y must hold class labels of one type"),
+    (dict(X=np.full((5, 2), np.nan)), ValueError, "Input X contains NaN"),
+    (dict(neighbors="fast"), ValueError, "neighbors must be None, 'auto'"),
+])
+def test_public_triplets_name_a_bad_argument(arguments, error, match):
+    from metric_learn_scml import triplets_from_labels as public
+    values = dict(X=np.random.RandomState(0).randn(5, 2),
+                  y=np.array([0, 0, 1, 1, 1]))
+    values.update(arguments)
+    with pytest.raises(error, match=match):
+        public(**values)
+
+
+def test_pairs_give_the_triplets_of_their_shared_points():
+    from metric_learn_scml._triplets import triplets_from_pairs
+    pairs = np.array([[0, 1], [2, 0], [0, 3], [1, 3], [4, 4], [5, 6]])
+    y = np.array([1, 1, -1, -1, -1, 1])
+    triplets = triplets_from_pairs(pairs, y)
+    # point 0: similar to 1 and 2, dissimilar to 3; point 1: similar to 0,
+    # dissimilar to 3; point 3 has no similar pair, 4 only itself.
+    assert set(map(tuple, triplets)) == {(0, 1, 3), (0, 2, 3), (1, 0, 3)}
+    assert triplets.dtype == np.intp
+    assert triplets_from_pairs(pairs[4:], y[4:]).shape == (0, 3)
+
+
+def test_pair_triplets_are_bounded_per_anchor():
+    from metric_learn_scml._triplets import triplets_from_pairs
+    # One hub with 20 similar and 20 dissimilar partners: 400 combinations.
+    partners = np.arange(1, 41)
+    pairs = np.column_stack([np.zeros(40, dtype=int), partners])
+    y = np.where(partners <= 20, 1, -1)
+    first = triplets_from_pairs(pairs, y, max_per_anchor=30, random_state=0)
+    assert first.shape == (30, 3)
+    assert len(set(map(tuple, first))) == 30
+    assert np.all(first[:, 1] <= 20) and np.all(first[:, 2] > 20)
+    np.testing.assert_array_equal(
+        first, triplets_from_pairs(pairs, y, max_per_anchor=30,
+                                   random_state=0))
+
+
 def test_pair_index_reconstructs_triplets():
     rng = np.random.RandomState(1)
     triplets = rng.randint(0, 30, size=(200, 3))
