@@ -1,13 +1,13 @@
 """Patches that let metric-learn 0.7.0 run on scikit-learn >= 1.7.
 
-metric-learn 0.7.0, its newest release, relies on two scikit-learn APIs that
-scikit-learn has since renamed or deprecated (the keyword fix is merged
-upstream but unreleased). This module patches names inside metric-learn's
-modules once, when :mod:`metric_learn_scml` is imported; scikit-learn's own
-functions are never replaced, and the only addition to scikit-learn is
-``stable_cumsum`` where it no longer exists. It must be imported before
-anything else imports :mod:`metric_learn` (on scikit-learn >= 1.10,
-``import metric_learn`` fails otherwise).
+metric-learn 0.7.0, its newest release, relies on three scikit-learn APIs
+that scikit-learn has since renamed, deprecated or removed (the keyword fix
+is merged upstream but unreleased). This module patches names inside
+metric-learn's modules once, when :mod:`metric_learn_scml` is imported;
+scikit-learn's own functions are never replaced, and the only addition to
+scikit-learn is ``stable_cumsum`` where it no longer exists. It must be
+imported before anything else imports :mod:`metric_learn` (on scikit-learn
+>= 1.10, ``import metric_learn`` fails otherwise).
 
 Patches
 -------
@@ -34,6 +34,16 @@ Patches
    ``calibrate_threshold``), so ``metric_learn.base_metric`` is pointed at
    the copy on every version (on 1.7 the two are the same code).
 
+3. ``cov_init`` keyword of :func:`sklearn.covariance.graphical_lasso`
+   (deprecated in 1.3 as having no effect, removed in 1.5). SDML and
+   SDML_Supervised pass it, so they raise ``TypeError`` (wrapped in a
+   ``RuntimeError``) on every supported scikit-learn. Where the installed
+   ``graphical_lasso`` has no ``cov_init``, the name inside
+   ``metric_learn.sdml`` is replaced with a wrapper that drops it. The
+   result is unchanged: metric-learn's start ``sigma0`` is ``emp_cov`` with
+   a constant added to its diagonal, and scikit-learn before 1.3, which
+   still read ``cov_init``, replaced its diagonal by ``emp_cov``'s.
+
 Remove this module, and its import in ``metric_learn_scml/__init__.py``, once
 metric-learn releases these fixes and the package requires that release.
 """
@@ -48,7 +58,7 @@ import sklearn.utils.extmath
 __all__ = ["apply", "stable_cumsum"]
 
 # Marks our wrappers so that ``apply`` never wraps a wrapper.
-_WRAPPER_MARK = "_metric_learn_scml_translates_force_all_finite"
+_WRAPPER_MARK = "_metric_learn_scml_compat_wrapper"
 
 
 def stable_cumsum(arr, axis=None, rtol=1e-05, atol=1e-08):
@@ -118,6 +128,41 @@ def _translate_force_all_finite(check):
     return wrapper
 
 
+def _drop_cov_init(graphical_lasso):
+    """Wrap ``graphical_lasso`` to accept and ignore ``cov_init``.
+
+    Parameters
+    ----------
+    graphical_lasso : callable
+        scikit-learn's :func:`sklearn.covariance.graphical_lasso`.
+
+    Returns
+    -------
+    wrapper : callable
+        ``graphical_lasso`` taking the removed ``cov_init`` keyword.
+    """
+
+    @functools.wraps(graphical_lasso)
+    def wrapper(*args, cov_init=None, **kwargs):
+        return graphical_lasso(*args, **kwargs)
+
+    setattr(wrapper, _WRAPPER_MARK, True)
+    return wrapper
+
+
+def _wrap_once(module, name, wrap, needed):
+    """Replace ``module.name`` by ``wrap(module.name)`` unless already done.
+
+    Only where ``needed(parameters)`` is true of the installed function's
+    parameter names: the patch follows the signature, not version strings.
+    """
+    function = getattr(module, name)
+    if getattr(function, _WRAPPER_MARK, False):
+        return
+    if needed(inspect.signature(function).parameters):
+        setattr(module, name, wrap(function))
+
+
 def apply():
     """Apply the patches described in the module docstring; safe to repeat.
 
@@ -129,16 +174,15 @@ def apply():
 
     import metric_learn._util
     import metric_learn.base_metric
+    import metric_learn.sdml
 
     metric_learn.base_metric.stable_cumsum = stable_cumsum
 
     for name in ("check_array", "check_X_y"):
-        check = getattr(metric_learn._util, name)
-        if getattr(check, _WRAPPER_MARK, False):
-            continue
-        if "ensure_all_finite" in inspect.signature(check).parameters:
-            setattr(metric_learn._util, name,
-                    _translate_force_all_finite(check))
+        _wrap_once(metric_learn._util, name, _translate_force_all_finite,
+                   lambda parameters: "ensure_all_finite" in parameters)
+    _wrap_once(metric_learn.sdml, "graphical_lasso", _drop_cov_init,
+               lambda parameters: "cov_init" not in parameters)
 
 
 apply()

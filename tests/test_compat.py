@@ -1,5 +1,6 @@
 """Tests for ``metric_learn_scml._compat``: metric-learn on scikit-learn."""
 
+import inspect
 import os
 import subprocess
 import sys
@@ -8,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+import sklearn.covariance
 import sklearn.utils.extmath
 import sklearn.utils.validation
 
@@ -16,6 +18,7 @@ import metric_learn_scml  # noqa: F401
 import metric_learn
 import metric_learn._util
 import metric_learn.base_metric
+import metric_learn.sdml
 from metric_learn_scml import _compat
 
 
@@ -33,20 +36,82 @@ def _future_warnings(caught, text):
             and text in str(w.message)]
 
 
-@pytest.mark.parametrize("estimator", [
+# Every metric-learn learner, with a tiny fit on iris. SDML is given the
+# small balance_param that iris needs: with metric-learn's default (0.5) its
+# graphical lasso input is not positive definite on iris, on any scikit-learn.
+SUPERVISED_LEARNERS = [
     metric_learn.LMNN(n_neighbors=3, max_iter=10),
+    metric_learn.NCA(max_iter=10),
+    metric_learn.LFDA(k=2),
+    metric_learn.MLKR(max_iter=10),
     metric_learn.ITML_Supervised(max_iter=10, random_state=0),
+    metric_learn.SDML_Supervised(prior="covariance", balance_param=1e-5,
+                                 random_state=0),
+    metric_learn.LSML_Supervised(max_iter=10, random_state=0),
+    metric_learn.MMC_Supervised(max_iter=10, random_state=0),
+    metric_learn.RCA_Supervised(n_chunks=20, random_state=0),
     metric_learn.SCML_Supervised(n_basis=20, max_iter=100, output_iter=50,
                                  random_state=0),
-], ids=lambda est: type(est).__name__)
-def test_supervised_learners_fit_transform(iris, estimator):
+]
+
+
+def _check_fitted_metric(learner, caught):
+    M = learner.get_mahalanobis_matrix()
+    assert M.shape == (4, 4) and np.isfinite(M).all()
+    assert np.linalg.eigvalsh(M).min() >= -1e-8 * np.abs(M).max()
+    # scikit-learn 1.6 and 1.7 warn about the old keyword; 1.8+ raise.
+    assert not _future_warnings(caught, "force_all_finite")
+
+
+@pytest.mark.parametrize("learner", SUPERVISED_LEARNERS,
+                         ids=lambda learner: type(learner).__name__)
+def test_supervised_learners_fit_transform(iris, learner):
     X, y = iris
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        X_t = estimator.fit(X, y).transform(X)
+        X_t = learner.fit(X, y).transform(X)
     assert X_t.shape[0] == X.shape[0]
-    # scikit-learn 1.6 and 1.7 warn about the old keyword; 1.8+ raise.
-    assert not _future_warnings(caught, "force_all_finite")
+    _check_fitted_metric(learner, caught)
+
+
+@pytest.mark.parametrize("name", ["ITML", "SDML", "MMC", "LSML", "SCML",
+                                  "RCA"])
+def test_weakly_supervised_learners_fit(iris, iris_pairs, name):
+    X, y = iris
+    pairs, pair_labels = iris_pairs
+    triplets = X[metric_learn.Constraints(y).generate_knntriplets(X, 2, 2)]
+    # Each (similar, dissimilar) couple of pairs as a quadruplet.
+    quadruplets = np.concatenate([pairs[pair_labels == 1][:20],
+                                  pairs[pair_labels == -1][:20]], axis=1)
+    chunks = np.repeat(np.arange(50), 3)[np.argsort(y, kind="stable")]
+    learner, data = {
+        "ITML": (metric_learn.ITML(max_iter=10), (pairs, pair_labels)),
+        "SDML": (metric_learn.SDML(prior="covariance", balance_param=1e-5),
+                 (pairs, pair_labels)),
+        "MMC": (metric_learn.MMC(max_iter=10), (pairs, pair_labels)),
+        "LSML": (metric_learn.LSML(max_iter=10), (quadruplets,)),
+        "SCML": (metric_learn.SCML(n_basis=20, max_iter=100, output_iter=50,
+                                   random_state=0), (triplets,)),
+        "RCA": (metric_learn.RCA(), (X, chunks)),
+    }[name]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        learner.fit(*data)
+    _check_fitted_metric(learner, caught)
+
+
+def test_sdml_metric_is_scikit_learn_graphical_lasso_precision(iris_pairs):
+    # SDML's metric is the precision that graphical_lasso finds for
+    # prior^-1 + balance_param * sum_i y_i d_i d_i^T (metric-learn's sdml.py).
+    pairs, y = iris_pairs
+    balance, sparsity = 1e-3, 0.01
+    sdml = metric_learn.SDML(prior="identity", balance_param=balance,
+                             sparsity_param=sparsity).fit(pairs, y)
+    diff = pairs[:, 0] - pairs[:, 1]
+    emp_cov = np.eye(4) + balance * (diff.T * y) @ diff
+    _, precision = sklearn.covariance.graphical_lasso(emp_cov, alpha=sparsity)
+    np.testing.assert_allclose(sdml.get_mahalanobis_matrix(), precision,
+                               rtol=1e-6, atol=1e-9)
 
 
 def test_pairs_learner_calibrate_threshold_and_predict(iris_pairs):
@@ -62,21 +127,27 @@ def test_pairs_learner_calibrate_threshold_and_predict(iris_pairs):
     assert not _future_warnings(caught, "stable_cumsum")
 
 
+def _patched_names():
+    return (metric_learn._util.check_array, metric_learn._util.check_X_y,
+            metric_learn.base_metric.stable_cumsum,
+            sklearn.utils.extmath.stable_cumsum,
+            metric_learn.sdml.graphical_lasso)
+
+
 def test_apply_is_idempotent():
-    patched = (metric_learn._util.check_array, metric_learn._util.check_X_y,
-               metric_learn.base_metric.stable_cumsum,
-               sklearn.utils.extmath.stable_cumsum)
+    patched = _patched_names()
     _compat.apply()
     _compat.apply()
-    assert patched == (metric_learn._util.check_array,
-                       metric_learn._util.check_X_y,
-                       metric_learn.base_metric.stable_cumsum,
-                       sklearn.utils.extmath.stable_cumsum)
+    assert patched == _patched_names()
     # One wrapper around scikit-learn's own function, not a wrapper of one.
     assert (metric_learn._util.check_array.__wrapped__
             is sklearn.utils.validation.check_array)
     assert (metric_learn._util.check_X_y.__wrapped__
             is sklearn.utils.validation.check_X_y)
+    if "cov_init" not in inspect.signature(
+            sklearn.covariance.graphical_lasso).parameters:
+        assert (metric_learn.sdml.graphical_lasso.__wrapped__
+                is sklearn.covariance.graphical_lasso)
 
 
 def test_scikit_learn_functions_are_not_patched():
