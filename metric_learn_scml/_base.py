@@ -32,6 +32,7 @@ from ._arrays import centred, largest_magnitude
 from ._basis import default_n_basis, labels_basis, triplet_basis, union_basis
 from ._exact import EXACT_GAP_TOL, TripletProblem, beta_max, exact_phase
 from ._exact_group import exact_group_phase
+from ._progress import FitLog
 from ._selection import PathSettings, merges_points, select_beta
 from ._solvers import (components_from_weights, rda, rda_state_for,
                        scaled_differences)
@@ -224,8 +225,15 @@ class _SCMLEstimator(_MetricLearner):
         forget_fit(self, ("_rda_state", "_unit"))
         self._check_preprocessor()
         self._rng = random_state_of(self)
+        self._start_log()
         # 'auto' is resolved by the fit (see supervised_problem).
         self.beta_ = None if self._chosen_beta() else float(self._stage_beta())
+
+    def _start_log(self):
+        """A new :class:`~metric_learn_scml._progress.FitLog`, kept as
+        ``fit_stages_`` (filled as the fit goes)."""
+        self._log = FitLog(type(self).__name__, self.verbose)
+        self.fit_stages_ = self._log.stages
 
     def _n_basis(self, n_features):
         return (default_n_basis(n_features) if self.n_basis is None
@@ -294,12 +302,15 @@ class _SCMLEstimator(_MetricLearner):
         else:
             schedule = dict(max_iter=self.max_iter,
                             eval_every=self.output_iter)
-        result = rda(differences, triplet_pairs, task_offsets,
-                     beta=self.beta_ * unit ** 2, gamma=self.gamma,
-                     batch_size=self.batch_size, tol=n_tasks * self.tol,
-                     n_iter_no_change=self.n_iter_no_change,
-                     random_state=self._rng, verbose=self.verbose,
-                     name=type(self).__name__, state=state, **schedule)
+        with self._log.stage("RDA at beta=%.3g" % self.beta_) as facts:
+            result = rda(differences, triplet_pairs, task_offsets,
+                         beta=self.beta_ * unit ** 2, gamma=self.gamma,
+                         batch_size=self.batch_size, tol=n_tasks * self.tol,
+                         n_iter_no_change=self.n_iter_no_change,
+                         random_state=self._rng, verbose=self.verbose,
+                         name=type(self).__name__, state=state, **schedule)
+            facts.update(iterations=result.n_iter,
+                         active=int(np.count_nonzero(result.weights)))
         if not (np.isfinite(result.state.mean_gradient).all()
                 and np.isfinite(result.weights).all()):
             # (Before anything is kept: the model stays as it was.)
@@ -310,17 +321,20 @@ class _SCMLEstimator(_MetricLearner):
                 "fitted on the first)." % type(self).__name__)
         self._rda_state, self._unit = result.state, unit
         if not incremental and self._exact(triplets.shape[0]):
-            if self._group_exact:
-                result = exact_group_phase(
-                    differences, triplet_pairs, task_offsets, result,
-                    self.beta_ * unit ** 2, self._rng, self.verbose,
-                    type(self).__name__)
-            else:
-                result, basis = exact_phase(
-                    X * unit, basis, differences, triplet_pairs, result,
-                    self.beta_ * unit ** 2, self.max_new_elements, self._rng,
-                    self.verbose, type(self).__name__)
-            relative_gap = result.dual_gap / max(result.objective, 1e-300)
+            with self._log.stage("exact phase") as facts:
+                if self._group_exact:
+                    result = exact_group_phase(
+                        differences, triplet_pairs, task_offsets, result,
+                        self.beta_ * unit ** 2, self._rng, self.verbose,
+                        type(self).__name__)
+                else:
+                    result, basis = exact_phase(
+                        X * unit, basis, differences, triplet_pairs, result,
+                        self.beta_ * unit ** 2, self.max_new_elements,
+                        self._rng, self.verbose, type(self).__name__)
+                relative_gap = result.dual_gap / max(result.objective, 1e-300)
+                facts.update(active=int(np.count_nonzero(result.weights)),
+                             relative_duality_gap=relative_gap)
             if relative_gap > EXACT_GAP_TOL:
                 warnings.warn(
                     "%s's exact phase stopped with a relative duality gap of "
@@ -403,16 +417,27 @@ class _SCMLEstimator(_MetricLearner):
         """
         fallback = (not incremental and self._chosen_beta()
                     and isinstance(self.basis, str))
-        if not (fallback and getattr(self, "euclidean_fallback_", False)):
+        if fallback and getattr(self, "euclidean_fallback_", False):
+            reason = ("the held-out points preferred it to every beta's "
+                      "model")
+        else:
             # (partial_fit never falls back: its later batches need a state.)
             if self._auto_beta:
                 self.euclidean_fallback_ = False
             weights = self._solve(X, triplets, task_offsets, basis,
                                   incremental, warn_empty=not fallback)[0]
-            if not (fallback and (not weights.any() or merges_points(
-                    X, components_from_weights(weights, self.basis_)))):
+            if not fallback:
+                return weights
+            if not weights.any():
+                reason = "the chosen beta keeps no element"
+            elif merges_points(X, components_from_weights(weights,
+                                                          self.basis_)):
+                reason = ("the learned metric maps distinct training points "
+                          "onto one")
+            else:
                 return weights
             self.euclidean_fallback_ = True
+        self._log.note("Euclidean metric kept", reason=reason)
         self.n_iter_, self.objective_ = 0, float("nan")
         self.objective_history_ = np.zeros((0, 3))
         self.dual_gap_ = float("nan")
@@ -437,6 +462,7 @@ class _SCMLEstimator(_MetricLearner):
             self._start_fit()
         else:
             self._check_params()
+            self._start_log()
             if not self._chosen_beta():
                 self.beta_ = float(self._stage_beta())
         X, triplets, offsets, basis = problem(self, *data, partial=not first)
@@ -557,10 +583,12 @@ def triplet_problem(estimator, triplets, tasks=None, partial=False, y=None):
         indices, codes = indices[order], codes[order]
         offsets = np.searchsorted(codes, np.arange(estimator.tasks_.shape[0]
                                                    + 1))
-    basis = estimator.basis_ if partial else estimator._make_basis(
-        X.shape[1], lambda t, n: triplet_basis(
-            X, indices[offsets[t]:offsets[t + 1]], n,
-            random_state=estimator._rng), offsets.shape[0] - 1)
+    with estimator._log.stage("building the basis") as facts:
+        basis = estimator.basis_ if partial else estimator._make_basis(
+            X.shape[1], lambda t, n: triplet_basis(
+                X, indices[offsets[t]:offsets[t + 1]], n,
+                random_state=estimator._rng), offsets.shape[0] - 1)
+        facts.update(triplets=indices.shape[0], elements=basis.shape[0])
     return X, indices, offsets, basis
 
 
@@ -588,20 +616,33 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False):
         members = [np.flatnonzero(codes == t)
                    for t in range(estimator.tasks_.shape[0])]
     if estimator.beta_ is None:
-        selection = estimator._choose_beta(X, y)
+        with estimator._log.stage("choosing %s" % estimator._stage_name()) \
+                as facts:
+            selection = estimator._choose_beta(X, y)
+            facts.update(values_tried=selection.betas,
+                         held_out_3nn_errors=selection.errors,
+                         held_out_points=selection.n_scored,
+                         Euclidean_3nn_error=selection.euclidean_error,
+                         chosen=selection.beta)
         estimator.beta_ = selection.beta
         estimator.beta_path_ = selection.betas
         estimator.validation_error_path_ = selection.errors
         estimator.validation_triplet_error_path_ = selection.triplet_errors
         estimator.euclidean_fallback_ = selection.euclidean
-    triplets = [rows[_task_triplets(estimator, X[rows], y[rows], task,
-                                    partial)]
-                for task, rows in zip(
-                    [None] if tasks is None else estimator.tasks_, members)]
-    basis = estimator.basis_ if partial else estimator._make_basis(
-        X.shape[1], lambda t, n: labels_basis(
-            estimator.basis, X, y, members[t], triplets[t], n, estimator._rng),
-        len(members))
+    with estimator._log.stage("mining triplets") as facts:
+        triplets = [rows[_task_triplets(estimator, X[rows], y[rows], task,
+                                        partial)]
+                    for task, rows in zip(
+                        [None] if tasks is None else estimator.tasks_,
+                        members)]
+        facts.update(points=X.shape[0],
+                     triplets=sum(t.shape[0] for t in triplets))
+    with estimator._log.stage("building the basis") as facts:
+        basis = estimator.basis_ if partial else estimator._make_basis(
+            X.shape[1], lambda t, n: labels_basis(
+                estimator.basis, X, y, members[t], triplets[t], n,
+                estimator._rng), len(members))
+        facts.update(elements=basis.shape[0])
     offsets = np.concatenate([[0], np.cumsum([t.shape[0] for t in triplets])])
     return X, np.concatenate(triplets), offsets, basis
 
@@ -615,7 +656,8 @@ def _task_triplets(estimator, X, y, task, partial=False):
     def mine():
         return triplets_from_labels(
             X, y, estimator.k_genuine, estimator.k_impostor,
-            neighbors=estimator.neighbors, random_state=estimator._rng)
+            neighbors=estimator.neighbors, random_state=estimator._rng,
+            progress=estimator._log.ticker("classes searched"))
 
     if partial:
         if np.unique(y).shape[0] < 2:
@@ -751,7 +793,8 @@ class _FromLabels:
     def _choose_beta(self, X, y):
         """``beta='auto'``: :func:`~metric_learn_scml._selection.select_beta`."""
         selection = select_beta(X, y, self._path_settings(X.shape[1]),
-                                self._selection_random_state())
+                                self._selection_random_state(),
+                                progress=self._log.say)
         if selection.reason is not None:
             warnings.warn(
                 "%s(%s='auto') %s, so %s=%g is used, without the held-out "

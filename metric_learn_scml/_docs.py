@@ -72,7 +72,13 @@ PARAMETERS = {
     'n_iter_no_change': r"""    n_iter_no_change : int, default=4
         Evaluations in a row without progress that stop the solver.""",
     'verbose': r"""    verbose : bool, default=False
-        Print a progress table (iteration, objective, active elements, time).""",
+        Print what the fit does, stage by stage, with each stage's time:
+        the choice of beta (each held-out cut, the values tried, their
+        held-out errors and the chosen one), the triplets, the basis, the
+        solvers' progress tables (iteration, objective, active elements,
+        time), the exact phase and its duality gap, and a fallback to the
+        Euclidean metric with its reason. ``fit_stages_`` keeps the same
+        record.""",
     'preprocessor': r"""    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
         Turns indices into points, as in metric-learn.""",
     'random_state': r"""    random_state : int, RandomState instance or None, default=None
@@ -83,11 +89,10 @@ PARAMETERS = {
         linear program, solved on a working set of triplets and elements
         and certified by the duality gap ``dual_gap_``; beyond the paper).
         ``'auto'`` is ``'exact'`` up to 50,000 triplets (about 1,650
-        points at 3 x 10 triplets per point) and ``'rda'`` beyond, where
-        the exact phase may take minutes; with ``beta='auto'`` it is
-        ``'rda'``, the solver of the models beta was chosen among, and at
-        ``beta=0`` too (no bound on the weights then keeps the linear
-        program well scaled). A duality gap above ``1e-3`` times the
+        points at 3 x 10 triplets per point), at a given beta or one chosen
+        by ``beta='auto'``, and ``'rda'`` beyond, where the exact phase may
+        take minutes, and at ``beta=0`` (no bound on the weights then keeps
+        the linear program well scaled). A duality gap above ``1e-3`` times the
         objective is not a certificate: the fit then warns
         (``ConvergenceWarning``). The ``highs`` extra (highspy)
         warm-starts the exact phase's linear programs: the same optimum,
@@ -202,6 +207,12 @@ ATTRIBUTES = {
     'beta_': r"""    beta_ : float
         The beta used (``beta``, or, for the learners that take
         ``beta='auto'``, the one it chose).""",
+    'fit_stages_': r"""    fit_stages_ : list of dict
+        The stages of the last fit (or ``partial_fit`` call), in order,
+        each a dict with ``stage`` (its name), ``seconds`` and what it found
+        (counts, the values of beta tried and their held-out errors, the
+        chosen beta, a duality gap, the reason of a fallback), as
+        ``verbose`` prints them.""",
     'dual_gap_': r"""    dual_gap_ : float
         Duality gap of the weights, an upper bound on their distance to the
         optimal objective, where the exact phase ran; else NaN.""",
@@ -291,6 +302,6 @@ COMMON = ("n_basis", "gamma", "max_iter", "output_iter", "batch_size", "tol",
 SOLVER = ("solver", "max_new_elements")
 LINEAR_ATTRIBUTES = ("components_", "weights_", "basis_", "n_active_basis_",
                      "beta_", "dual_gap_", "n_iter_", "objective_",
-                     "objective_history_", "n_features_in_")
+                     "objective_history_", "fit_stages_", "n_features_in_")
 AUTO_BETA_ATTRIBUTES = ("beta_path_, validation_error_path_, validation_triplet_error_path_",
                         "euclidean_fallback_")

@@ -205,11 +205,13 @@ def path_basis(settings, X, y, random_state):
     return build if settings.basis == "triplet_diffs" else build()
 
 
-def path_scores(X, y, fit, held, settings, betas=None, random_state=None):
+def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
+                progress=None):
     """Fit ``X[fit]`` along ``betas`` by RDA and score on ``X[held]``.
 
     ``betas`` defaults to :func:`beta_grid` relative to the ``beta_max`` of
-    the fit part.
+    the fit part. ``progress``, a function of a message, hears when the
+    path is fitted.
 
     Returns
     -------
@@ -232,6 +234,9 @@ def path_scores(X, y, fit, held, settings, betas=None, random_state=None):
             return None
         betas = beta_grid(largest)
     weights = path.solve_rda(betas, random_state=rng, **settings.rda)
+    if progress is not None:
+        progress("    %d betas fitted on %d triplets; scoring ..." % (
+            len(betas), path.triplet_pairs.shape[0]))
     triplets = held_out_triplets(X[fit], y[fit], X[held], y[held],
                                  settings.k_genuine, settings.k_impostor)
     return (np.asarray(betas),) + held_out_scores(
@@ -309,7 +314,7 @@ MAX_SELECTION_REPEATS = 5
 
 def select_beta(X, y, settings, random_state=None,
                 max_fit_points=MAX_SELECTION_POINTS,
-                max_scored_points=MAX_VALIDATION_POINTS):
+                max_scored_points=MAX_VALIDATION_POINTS, progress=None):
     """``beta='auto'``: the beta whose model does best on held-out points.
 
     A stratified ``VALIDATION_FRACTION`` of the points is held out; the
@@ -332,6 +337,7 @@ def select_beta(X, y, settings, random_state=None,
 
     A pure function of the data, the ``settings`` (:class:`PathSettings`)
     and ``random_state``; it returns a :class:`BetaSelection`.
+    ``progress``, a function of a message, hears of each cut.
     """
     rng = check_random_state(random_state)
     classes, counts = np.unique(y, return_counts=True)
@@ -364,10 +370,17 @@ def select_beta(X, y, settings, random_state=None,
         if held.shape[0] > max_scored_points + classes.shape[0]:
             held = train_test_split(held, train_size=max_scored_points,
                                     stratify=y[held], random_state=rng)[0]
-        scores = path_scores(X, y, fit, held, settings, random_state=rng)
+        if progress is not None:
+            progress("  cut %d of %d: the path on %d points ..." % (
+                len(cuts) + 1, n_cuts, fit.shape[0]))
+        scores = path_scores(X, y, fit, held, settings, random_state=rng,
+                             progress=progress)
         if scores is None:
             return no_selection("could fit no basis element on a part of "
                                 "the points, or no beta keeps one there")
+        if progress is not None:
+            progress("  cut %d of %d: %d betas scored on %d held-out points"
+                     % (len(cuts) + 1, n_cuts, len(scores[0]), held.shape[0]))
         cuts.append(scores + (held_out_error(X[fit], y[fit], X[held],
                                              y[held]),))
         scored.append(held)

@@ -333,7 +333,8 @@ def _exact_neighbours(X, class_index, members_of, anchors_of, k_genuine,
 
 
 def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
-                         random_state=None, max_anchors=MAX_ANCHORS):
+                         random_state=None, max_anchors=MAX_ANCHORS,
+                         progress=None):
     """Triplet constraints from class labels, as the supervised learners mine them.
 
     For every point (the anchor ``a``), each of its ``k_genuine`` nearest
@@ -374,6 +375,8 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
         ``max_anchors`` of them (each class keeps its share; their targets
         and impostors are still searched among all points). Beyond the
         paper.
+    progress : callable, default=None
+        Called as ``progress(done, total)`` after each class is searched.
 
     Returns
     -------
@@ -427,7 +430,10 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
              _indexed_neighbours(X, members_of, anchors_of, k_genuine,
                                  k_impostor, neighbors))
     blocks = []
-    for members, (positions, targets, impostors) in zip(members_of, found):
+    for done, (members, (positions, targets, impostors)) in enumerate(
+            zip(members_of, found), 1):
+        if progress is not None:
+            progress(done, len(members_of))
         if targets is None:
             continue
         if positions is not None:

@@ -100,11 +100,14 @@ class _LocalModel(_SCMLEstimator):
             # their square), so the model is the same in any units.
             self.beta_ = 2.0 * self.global_beta_ * float(
                 np.median(np.sqrt(global_weights[global_weights > 0])))
-        self.embedding_ = KernelPCAEmbedding(
-            self.embedding_dim, random_state=self._rng,
-            method=self.embedding_method,
-            n_landmarks=self.n_landmarks).fit(X)
-        self.embedding_dim_ = self.embedding_.n_components_
+        with self._log.stage("kernel PCA embedding") as facts:
+            self.embedding_ = KernelPCAEmbedding(
+                self.embedding_dim, random_state=self._rng,
+                method=self.embedding_method,
+                n_landmarks=self.n_landmarks).fit(X)
+            self.embedding_dim_ = self.embedding_.n_components_
+            facts.update(dimensions=self.embedding_dim_,
+                         method=self.embedding_.method_)
         embedding = np.column_stack([self.embedding_.embedding_,
                                      np.ones(X.shape[0])])
         pairs, triplet_pairs = pair_index(triplets)
@@ -120,18 +123,23 @@ class _LocalModel(_SCMLEstimator):
         # than its start (see forward_backward).
         held_out = (None if held_out_euclidean
                     else held_out_anchor_triplets(triplets[:, 0], self._rng))
-        result = forward_backward(
-            differences, triplet_pairs, triplets[:, 0], embedding, start,
-            beta=self.beta_ * unit, learning_rate=self.learning_rate,
-            batch_size=self.batch_size,
-            # Where the held-out points preferred the Euclidean metric to
-            # every global model, the more flexible local one keeps its
-            # Euclidean start (beyond the paper; measured on the breadth
-            # table, where the local stage lost up to 3 points there).
-            max_iter=0 if held_out_euclidean else self.max_iter,
-            eval_every=self.output_iter, tol=self.tol,
-            n_iter_no_change=self.n_iter_no_change, random_state=self._rng,
-            verbose=self.verbose, name=name, held_out=held_out)
+        with self._log.stage("local stage at beta=%.3g" % self.beta_) \
+                as facts:
+            result = forward_backward(
+                differences, triplet_pairs, triplets[:, 0], embedding, start,
+                beta=self.beta_ * unit, learning_rate=self.learning_rate,
+                batch_size=self.batch_size,
+                # Where the held-out points preferred the Euclidean metric
+                # to every global model, the more flexible local one keeps
+                # its Euclidean start (beyond the paper; measured on the
+                # breadth table, where the local stage lost up to 3 points
+                # there).
+                max_iter=0 if held_out_euclidean else self.max_iter,
+                eval_every=self.output_iter, tol=self.tol,
+                n_iter_no_change=self.n_iter_no_change,
+                random_state=self._rng, verbose=self.verbose, name=name,
+                held_out=held_out)
+            facts.update(iterations=result.n_iter)
         self.start_objective_ = result.history[0][1]
         self.objective_ = result.objective
         if held_out is not None:
@@ -460,6 +468,9 @@ _LOCAL_ATTRIBUTES = r"""
         stationary point, not the optimum (the global models' counterpart
         is ``dual_gap_``). The stochastic solver stops on held-out
         triplets, not on this value. Beyond the paper.
+    fit_stages_ : list of dict
+        The stages of the last fit, each with ``stage``, ``seconds`` and
+        what it found, as ``verbose`` prints them.
     n_features_in_ : int"""
 
 _NOTES = r"""

@@ -126,7 +126,7 @@ MULTITASK_ATTRIBUTES = (
     "tasks_", "beta_", "mt:weights_", "mt:basis_", "active_basis_",
     "mt:n_active_basis_", "n_active_basis_per_task_", "components_per_task_",
     "n_iter_", "mt:objective_", "objective_history_", "dual_gap_",
-    "n_features_in_")
+    "fit_stages_", "n_features_in_")
 
 
 class _BaseMultiTaskSCML(_SCMLEstimator):

@@ -93,7 +93,7 @@ def test_partial_fit_after_a_euclidean_fit_starts_afresh(blobs, monkeypatch):
     import metric_learn_scml._base as base_module
     X, y, _, _ = blobs
     real = base_module.select_beta
-    monkeypatch.setattr(base_module, "select_beta", lambda *args: BetaSelection(
+    monkeypatch.setattr(base_module, "select_beta", lambda *args, **kwargs: BetaSelection(
         1e6, np.array([1e6]), np.array([0.5]), np.array([1.0]), False, 0.5, 100))
     model = SCML_Supervised(max_iter=300, random_state=0).fit(X[:500], y[:500])
     assert model.euclidean_fallback_ and model.n_iter_ == 0

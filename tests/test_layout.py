@@ -6,7 +6,7 @@ from pathlib import Path
 import metric_learn_scml
 
 PACKAGE = Path(metric_learn_scml.__file__).parent
-MATHS = {"_arrays", "_triplets", "_basis", "_embedding", "_solvers", "_exact",
+MATHS = {"_arrays", "_progress", "_triplets", "_basis", "_embedding", "_solvers", "_exact",
          "_exact_group", "_selection"}
 BASE = {"_validation", "_docs", "_base"}
 

@@ -25,6 +25,11 @@ from metric_learn_scml._solvers import (SquaredDifferences,
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 from metric_learn_scml._selection import BetaSelection
 
+# Short solver schedules keep these tests fast; whether a fit converges is
+# asserted where it matters (pytest.warns, or warnings turned into errors).
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning")
+
 # Both stages' beta pinned at the paper's value: these tests are about the
 # solvers and the local model, not about choosing beta (test_scml covers
 # 'auto'; the global_beta tests below, its use by the local model).
@@ -592,7 +597,7 @@ def test_global_beta_auto_never_starts_from_a_zero_metric(monkeypatch):
     # was 0. It now starts from the Euclidean metric, without a warning.
     import metric_learn_scml._base as base_module
     X, y = standardised_iris()
-    monkeypatch.setattr(base_module, "select_beta", lambda *args: BetaSelection(
+    monkeypatch.setattr(base_module, "select_beta", lambda *args, **kwargs: BetaSelection(
         1e6, np.array([1e6]), np.array([0.5]), np.array([1.0]), False, 0.5, 100))
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
@@ -629,7 +634,7 @@ def test_global_beta_auto_falls_back_where_the_start_merges_points(
                          rng.randint(0, 3, 700)]).astype(float)
     y = (X[:, 0] >= 2).astype(int) ^ (rng.rand(700) < 0.25)
     X = (X - X.mean(axis=0)) / X.std(axis=0)
-    monkeypatch.setattr(base_module, "select_beta", lambda *args: BetaSelection(
+    monkeypatch.setattr(base_module, "select_beta", lambda *args, **kwargs: BetaSelection(
         0.03, np.array([0.03]), np.array([0.3]), np.array([1.0]), False, 0.5, 100))
     linear = SCML_Supervised(random_state=0).fit(X, y)
     assert linear.euclidean_fallback_

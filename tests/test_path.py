@@ -13,6 +13,11 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from metric_learn_scml import SCML_Supervised, SCML_SupervisedCV, scml_path
 from metric_learn_scml._triplets import triplets_from_labels
 
+# Short solver schedules keep these tests fast; whether a fit converges is
+# asserted where it matters (pytest.warns, or warnings turned into errors).
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning")
+
 FAST_CV = dict(cv=2, n_betas=3, max_iter=2000, random_state=0)
 
 

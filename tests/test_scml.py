@@ -19,6 +19,11 @@ from metric_learn_scml import (LocalSCML, LocalSCML_Supervised, MultiTaskSCML,
                                MultiTaskSCML_Supervised, SCML, SCML_Supervised)
 from metric_learn_scml._triplets import triplets_from_labels
 
+# Short solver schedules keep these tests fast; whether a fit converges is
+# asserted where it matters (pytest.warns, or warnings turned into errors).
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning")
+
 
 @parametrize_with_checks([SCML_Supervised(random_state=0)])
 def test_sklearn_estimator_checks(estimator, check):
@@ -1250,3 +1255,58 @@ def test_pairs_that_share_no_point_are_refused_with_the_fix():
     with pytest.raises(ValueError, match=r"got pairs .* without their labels"
                                          r".*fit\(pairs, y\)"):
         SCML().fit(disjoint)
+
+
+def test_verbose_reports_every_stage_and_fit_stages_keeps_them(wine, capsys):
+    X, y = wine
+    model = SCML_Supervised(verbose=True, random_state=0).fit(X, y)
+    out = capsys.readouterr().out
+    names = [stage["stage"] for stage in model.fit_stages_]
+    assert names == ["choosing beta", "mining triplets", "building the basis",
+                     "RDA at beta=%.3g" % model.beta_, "exact phase"]
+    assert all(stage["seconds"] >= 0 for stage in model.fit_stages_)
+    choice = model.fit_stages_[0]
+    assert choice["chosen"] == model.beta_
+    np.testing.assert_array_equal(choice["values_tried"], model.beta_path_)
+    assert choice["held_out_points"] > 0
+    assert model.fit_stages_[1]["triplets"] == 178 * 30
+    assert model.fit_stages_[2]["elements"] == model.basis_.shape[0]
+    assert model.fit_stages_[4]["active"] == model.n_active_basis_
+    for name in names:
+        assert "[SCML_Supervised] %s: " % name in out
+    assert "cut 1 of" in out and "chosen %.3g" % model.beta_ in out
+    # a quiet fit keeps the same record and prints nothing
+    quiet = SCML_Supervised(random_state=0).fit(X, y)
+    assert capsys.readouterr().out == ""
+    assert [stage["stage"] for stage in quiet.fit_stages_] == names
+
+
+def test_verbose_names_a_fallback_and_its_reason(wine_split, monkeypatch,
+                                                 capsys):
+    X_train, _, y_train, _ = wine_split
+    _pin_auto_beta(monkeypatch, 1e6)
+    model = SCML_Supervised(verbose=True, random_state=0).fit(X_train, y_train)
+    assert model.euclidean_fallback_
+    note = model.fit_stages_[-1]
+    assert note["stage"] == "Euclidean metric kept"
+    assert note["reason"] == "the chosen beta keeps no element"
+    assert "Euclidean metric kept: reason the chosen beta keeps no element" \
+        in capsys.readouterr().out
+
+
+def test_fit_stages_of_triplets_local_and_partial_fit(wine_split):
+    X_train, _, y_train, _ = wine_split
+    triplets = X_train[triplets_from_labels(X_train, y_train)]
+    weak = SCML(beta=1e-4, random_state=0).fit(triplets)
+    assert weak.fit_stages_[0]["stage"] == "building the basis"
+    local = LocalSCML_Supervised(max_iter=300, random_state=0).fit(
+        X_train, y_train)
+    stages = [stage["stage"] for stage in local.fit_stages_]
+    assert "kernel PCA embedding" in stages and stages[-1].startswith(
+        "local stage")
+    model = SCML_Supervised(beta=1e-3, random_state=0).partial_fit(
+        X_train[:60], y_train[:60])
+    model.partial_fit(X_train[60:], y_train[60:])
+    # each call keeps its own stages (no choice of beta, no basis anew)
+    assert [stage["stage"] for stage in model.fit_stages_][0] == \
+        "mining triplets"
