@@ -72,13 +72,6 @@ def single_threaded(fit):
     return wrapper
 
 
-def store_parameters(estimator, values):
-    """``__init__``'s body: every argument becomes an attribute, unchanged."""
-    for name, value in values.items():
-        if name not in ("self", "__class__"):
-            setattr(estimator, name, value)
-
-
 # partial_fit warns when a batch's largest value is this many times larger
 # or smaller than the first batch's (a metric learned in the first batch's
 # units; the largest value of batches of one distribution moves far less).

@@ -36,7 +36,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import (_FromLabels, _FromTriplets, _SCMLEstimator,
-                    store_parameters, warn_not_converged)
+                    warn_not_converged)
 from ._docs import parameters
 from ._embedding import KernelPCAEmbedding
 from ._solvers import (forward_backward, local_kkt_residual, local_objective,
@@ -560,7 +560,25 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
                  max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
                  n_iter_no_change=4, solver="auto", max_new_elements=0,
                  verbose=False, preprocessor=None, random_state=None):
-        store_parameters(self, locals())
+        self.beta = beta
+        self.global_beta = global_beta
+        self.basis = basis
+        self.n_basis = n_basis
+        self.embedding_dim = embedding_dim
+        self.learning_rate = learning_rate
+        self.embedding_method = embedding_method
+        self.n_landmarks = n_landmarks
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.solver = solver
+        self.max_new_elements = max_new_elements
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state
 
 
 class LocalSCML_Supervised(_FromLabels, _LocalModel):
@@ -667,4 +685,25 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
                  random_state=None):
-        store_parameters(self, locals())
+        self.k_genuine = k_genuine
+        self.k_impostor = k_impostor
+        self.neighbors = neighbors
+        self.beta = beta
+        self.global_beta = global_beta
+        self.basis = basis
+        self.n_basis = n_basis
+        self.embedding_dim = embedding_dim
+        self.learning_rate = learning_rate
+        self.embedding_method = embedding_method
+        self.n_landmarks = n_landmarks
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.solver = solver
+        self.max_new_elements = max_new_elements
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state

@@ -17,8 +17,7 @@ from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from ._base import (_FromLabels, _FromTriplets, _IncrementalFromLabels,
-                    _IncrementalFromTriplets, _LinearMetric, _SCMLEstimator,
-                    store_parameters)
+                    _IncrementalFromTriplets, _LinearMetric, _SCMLEstimator)
 from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
                     attributes, parameters)
 
@@ -84,7 +83,21 @@ class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
                  random_state=None, n_components=None):
-        store_parameters(self, locals())
+        self.beta = beta
+        self.basis = basis
+        self.n_basis = n_basis
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.solver = solver
+        self.max_new_elements = max_new_elements
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state
+        self.n_components = n_components
 
 
 class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -156,4 +169,21 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
                  random_state=None, n_components=None):
-        store_parameters(self, locals())
+        self.k_genuine = k_genuine
+        self.k_impostor = k_impostor
+        self.neighbors = neighbors
+        self.beta = beta
+        self.basis = basis
+        self.n_basis = n_basis
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.solver = solver
+        self.max_new_elements = max_new_elements
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state
+        self.n_components = n_components
