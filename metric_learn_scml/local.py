@@ -62,8 +62,6 @@ class _LocalModel(_SCMLEstimator):
     ``pair_score`` and ``get_metric`` keep metric-learn's signatures.
     """
 
-    _fitted_attribute = "kkt_residual_"
-
     _parameter_constraints = {
         "global_beta": [Interval("float", low=0), None],
         "embedding_dim": [Interval("int", low=1)],
@@ -187,11 +185,11 @@ class _LocalModel(_SCMLEstimator):
                 UserWarning)
         return self
 
-    def _chosen_beta(self):
-        # The global stage's beta: global_beta, or beta where it is None.
-        return isinstance(self._stage_beta(), str)
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "kkt_residual_")
 
     def _stage_name(self):
+        # The global stage's beta: global_beta, or beta where it is None.
         return "beta" if self.global_beta is None else "global_beta"
 
     def training_objective(self, X, triplets, coef=None, intercept=None):
@@ -551,8 +549,6 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
     True
     """
 
-    _basis_options = ("triplet_diffs",)
-
     def __init__(self, beta=1e-5, global_beta=None, basis="triplet_diffs",
                  n_basis=None,
                  embedding_dim=40, learning_rate=0.3, embedding_method="auto",
@@ -672,8 +668,8 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     True
     """
 
-    _auto_beta = True
     _parameter_constraints = {
+        "beta": [Options("auto"), Interval("float", low=0)],
         "global_beta": [Options("auto"), Interval("float", low=0), None],
     }
 

@@ -138,7 +138,9 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
     """
 
     _group_exact = True
-    _fitted_attribute = "components_per_task_"
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "components_per_task_")
 
     def _fit_problem(self, X, triplets, task_offsets, basis,
                      incremental=False):
@@ -522,8 +524,6 @@ default='triplet_diffs'
     >>> bool(mt.score(X[idx], tasks) > 0.9)
     True
     """
-
-    _basis_options = ("triplet_diffs",)
 
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,

@@ -16,15 +16,19 @@ by regularized dual averaging (:mod:`metric_learn_scml._solvers`).
 from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from ._base import (_FromLabels, _FromTriplets, _IncrementalFromLabels,
-                    _IncrementalFromTriplets, _LinearMetric, _SCMLEstimator)
+from ._base import (_IncrementalFromLabels, _IncrementalFromTriplets,
+                    _LinearMetric, _SCMLEstimator)
 from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
                     attributes, parameters)
+from ._validation import Interval, Options
 
 
-class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
-           _FromTriplets, _LinearMetric,
-           _SCMLEstimator, _TripletsClassifierMixin):
+class _GlobalSCML(ClassNamePrefixFeaturesOutMixin, _LinearMetric,
+                  _SCMLEstimator):
+    """SCML-Global: one metric, ``components_``, for all the data."""
+
+
+class SCML(_IncrementalFromTriplets, _GlobalSCML, _TripletsClassifierMixin):
     __doc__ = r"""Sparse Compositional Metric Learning from triplets (SCML-Global).
 
     Learns :math:`M = \sum_k w_k b_k b_k^T` with sparse :math:`w \ge 0` so
@@ -76,8 +80,6 @@ class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
     True
     """
 
-    _basis_options = ("triplet_diffs",)
-
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
@@ -100,9 +102,7 @@ class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
         self.n_components = n_components
 
 
-class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                      _IncrementalFromLabels, _FromLabels, _LinearMetric,
-                      _SCMLEstimator):
+class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
     __doc__ = r"""Sparse Compositional Metric Learning from class labels (SCML-Global).
 
     Builds triplets from the labels (for every point, its ``k_genuine``
@@ -158,7 +158,9 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     True
     """
 
-    _auto_beta = True
+    _parameter_constraints = {
+        "beta": [Options("auto"), Interval("float", low=0)],
+    }
     # Named here so that set_output wraps it: scikit-learn wraps only the
     # methods a TransformerMixin subclass defines itself.
     transform = _LinearMetric.transform
