@@ -1,48 +1,10 @@
 """The one command line of the benchmarks: ``python -m benchmarks COMMAND [options]``.
 
-Commands
---------
-global
-    Global metrics on Vehicle, Vowel, Segment, Letters, mfeat-pix and
-    MNIST-5k (USPS stand-ins) and 20 Newsgroups (BBC stand-in): Euclidean,
-    ours, metric-learn SCML_Supervised, LMNN, ITML, NCA, linear and RBF SVM
-    (:mod:`benchmarks.global_table`); then the speed targets on Segment and
-    Letters and, in a full run, the peak memory of a Letters fit.
-local, multitask
-    The local and multi-task tables (:mod:`benchmarks.local`,
-    :mod:`benchmarks.multitask`); ``--timing`` measures their fit times on
-    their own instead.
-all
-    global, local and multitask, then the basis-size curve, the memory
-    measurement and the results page.
-memory, basis-size
-    Peak memory of our fit on Letters; error and active basis elements
-    against the basis size on Segment.
-report
-    Rebuild the results page and plots from the CSV files in ``--out``, and
-    check the summary files against the splits files.
-breadth, small-tasks
-    Every estimator at its defaults on 60 datasets (49 public, 11
-    generated), and on small
-    tasks of movement_libras (:mod:`benchmarks.breadth`; their own page,
-    ``breadth.md``; a breadth run keeps the earlier fits of the methods it
-    does not run).
-scale
-    Fit time and peak memory against the number of points, 10,000 to
-    1,000,000 synthetic points (:mod:`benchmarks.scale`, which takes its
-    own options: ``python -m benchmarks scale --help``).
-fit-time
-    Median default fit time of ``SCML_Supervised()`` on the global table's
-    training splits, this checkout against the package in ``--baseline``
-    (:mod:`benchmarks.fit_time`).
-cone, exact, shipped, calibration
-    Diagnostics that print a table (``exact --global-model`` and ``exact
-    --path`` also write their CSV files to ``--out``): where our metric
-    stands against LMNN's on our triplets (:mod:`benchmarks.cone`), the
-    exact optimum of the multi-task split's problems
-    (:mod:`benchmarks.exact`), the defaults on scikit-learn's datasets
-    (:mod:`benchmarks.shipped`) and the Euclidean error under each
-    preprocessing (:mod:`benchmarks.calibration`).
+``python -m benchmarks --help`` lists the commands, one line each
+(:data:`TABLES` and :data:`DIAGNOSTICS`); the diagnostics
+(:mod:`benchmarks.diagnostics`) are the one-off measurements behind
+sections of ``results/NOTES.md``, kept runnable. ``scale`` takes options of its own
+(``python -m benchmarks scale --help``).
 
 Progress goes to stderr, one line per fit; tables go to stdout as markdown.
 Errors are in percent. A run writes ``<table>.csv`` (one row per dataset
@@ -63,17 +25,14 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from . import (basis_size, breadth, calibration, cone, exact, fit_time, global_table, local,
-               memory, multitask, report, scale, shipped)
+from . import (basis_size, breadth, global_table, local, memory, multitask, report, scale,
+               shipped)
+from .diagnostics import exact, fit_time
 from .data import DEFAULT_PREPROCESSING, PREPROCESSINGS, SHIPPED
 from .protocol import UnknownNameError
-from .results import (RESULTS_DIR, SUMMARY_COLUMNS, format_error, keep_summaries,
-                      markdown_table, merge_records, pivot, read_records, results_table,
+from .results import (RESULTS_DIR, SUMMARY_COLUMNS, keep_summaries,
+                      markdown_table, merge_records, read_records, results_table,
                       summarise, write_csv)
-
-COMMANDS = ("global", "local", "multitask", "all", "memory", "basis-size", "report",
-            "breadth", "small-tasks", "scale", "cone", "exact", "shipped", "calibration",
-            "fit-time")
 
 
 class Progress:
@@ -277,10 +236,6 @@ def run_report(args, progress):
     print("\n".join(report.check(out)))
 
 
-def run_cone(args, progress):
-    show("cone", cone.table(cone.run(args.datasets or ("mfeat_pix", "mnist5k"), args.split)))
-
-
 def run_exact(args, progress):
     names = args.datasets or exact.GLOBAL_DATASETS
     if args.path:
@@ -328,12 +283,6 @@ def run_shipped(args, progress):
                                               progress)))
 
 
-def run_calibration(args, progress):
-    rows = summarise(calibration.run(args.splits or 5))
-    show("calibration: Euclidean 3-NN test error (%) under each preprocessing",
-         pivot(rows, lambda row, dataset, method: format_error(row)))
-
-
 # Options that only some commands read; the others refuse them rather than
 # run (and record) a configuration they did not use.
 TAKEN_BY = {"--methods": ("global", "all", "breadth"),
@@ -344,10 +293,16 @@ TAKEN_BY = {"--methods": ("global", "all", "breadth"),
 def parse_args(argv=None):
     """The options; each command reads those that apply to it (see the README)."""
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks",
+        prog="python -m benchmarks", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Real-data benchmarks of metric-learn-scml against "
-                    "metric-learn and SVMs (Shi, Bellet and Sha, AAAI 2014).")
-    parser.add_argument("command", choices=COMMANDS)
+                    "metric-learn and SVMs (Shi, Bellet and Sha, AAAI 2014).",
+        epilog="\n".join(
+            ["tables:"] + ["  %-12s %s" % (name, line) for name, (_, line) in TABLES.items()]
+            + ["  %-12s %s" % ("scale", SCALE_HELP),
+               "diagnostics (findings in benchmarks/results/NOTES.md):"]
+            + ["  %-12s %s" % (name, line) for name, (_, line) in DIAGNOSTICS.items()]))
+    parser.add_argument("command", choices=[*TABLES, "scale", *DIAGNOSTICS],
+                        metavar="command", help="one of those listed below")
     option = parser.add_argument
     option("--quick", action="store_true",
            help="small configuration (a few minutes at most; global: Vehicle, 2 splits, "
@@ -355,7 +310,7 @@ def parse_args(argv=None):
     option("--splits", type=_positive_int,
            help="random splits per dataset (default: global, local, multitask 20, 2 with "
                 "--quick, slow methods fewer; breadth, small-tasks, fit-time 3; "
-                "shipped, calibration 5)")
+                "shipped 5)")
     option("--datasets", nargs="+", help="dataset names (default: all, or the quick "
                                          "subset; exact: the first)")
     option("--methods", nargs="+", help="method keys or names, e.g. ours ml_scml lmnn")
@@ -385,7 +340,7 @@ def parse_args(argv=None):
     option("--lmnn-on", nargs="*", default=["vowel"],
            help="multitask: datasets with st/u-LMNN (none: no LMNN)")
     option("--split", type=_natural, default=0,
-           help="cone, exact: the split to diagnose (default 0)")
+           help="exact: the split to diagnose (default 0)")
     option("--global-model", action="store_true",
            help="exact: SCML_Supervised() at its defaults against the exact optimum of "
                 "its problem, on the global table's datasets and wine, breast cancer, "
@@ -424,11 +379,27 @@ _natural = _integer_at_least(0, "non-negative")
 _positive_int = _integer_at_least(1, "positive")
 
 
-RUNS = {"global": run_global, "local": run_local, "multitask": run_multitask,
-        "all": run_all, "memory": run_memory, "basis-size": run_basis_size,
-        "report": run_report, "breadth": run_breadth, "small-tasks": run_small_tasks,
-        "cone": run_cone, "exact": run_exact, "shipped": run_shipped,
-        "calibration": run_calibration, "fit-time": run_fit_time}
+# Each command: what runs it, and its line of --help.
+TABLES = {
+    "global": (run_global, "the global table: ours against metric-learn, LMNN, ITML, NCA, "
+                           "SVMs on 7 datasets"),
+    "local": (run_local, "the SCML-Local table (--timing: its fit times only)"),
+    "multitask": (run_multitask, "the multi-task table and its beta grid, then fit times"),
+    "all": (run_all, "global, local, multitask, basis-size, memory, then the results page"),
+    "breadth": (run_breadth, "every estimator at its defaults on 60 datasets (breadth.md)"),
+    "small-tasks": (run_small_tasks, "movement_libras as three small tasks (breadth.md)"),
+    "shipped": (run_shipped, "the defaults on scikit-learn's own datasets (no download)"),
+    "memory": (run_memory, "peak memory of our fits on Letters (run after a full global)"),
+    "basis-size": (run_basis_size, "error and active elements against n_basis on Segment"),
+    "report": (run_report, "rebuild the results page from --out's CSV files, and check them"),
+}
+SCALE_HELP = "fit time and memory from 10,000 to 1,000,000 points (own options)"
+DIAGNOSTICS = {
+    "exact": (run_exact, "fits against the exact optima of their problems (cvxpy; "
+                         "--global-model, --path: no cvxpy)"),
+    "fit-time": (run_fit_time, "default fit time of this checkout against --baseline DIR"),
+}
+RUNS = {name: run for name, (run, _) in {**TABLES, **DIAGNOSTICS}.items()}
 
 
 def main(argv=None):

@@ -172,7 +172,7 @@ PREPROCESSING_TEXT = (
     "\"normalised as in PLML\"; the Euclidean column of its tables "
     "decides: over 5 splits, min-max gives 31.1 / 10.8 / 5.2 / 14.0 "
     "against the paper's 29.7 / 11.1 / 5.2 / 14.0, z-score + unit "
-    "norm 28.8 / 14.0 / 5.4 / 14.9 (`python -m benchmarks calibration`); "
+    "norm 28.8 / 14.0 / 5.4 / 14.9 (`python -m benchmarks calibration` at `34c4bbc`); "
     "`--preprocessing zscore_unit_norm` runs the other. mfeat-pix "
     "and MNIST-5k (PCA to 100) and 20 Newsgroups (TF-IDF, PCA to 200): rows scaled "
     "to unit norm after PCA, since scaling principal components one "

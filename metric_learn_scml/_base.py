@@ -72,13 +72,6 @@ def single_threaded(fit):
     return wrapper
 
 
-def store_parameters(estimator, values):
-    """``__init__``'s body: every argument becomes an attribute, unchanged."""
-    for name, value in values.items():
-        if name not in ("self", "__class__"):
-            setattr(estimator, name, value)
-
-
 # partial_fit warns when a batch's largest value is this many times larger
 # or smaller than the first batch's (a metric learned in the first batch's
 # units; the largest value of batches of one distribution moves far less).
@@ -158,29 +151,23 @@ class _MetricLearner(BaseMetricLearner):
 class _SCMLEstimator(_MetricLearner):
     """Parameters, validation and solving shared by every SCML learner.
 
-    A subclass declares its extra parameters in ``_parameter_constraints``,
-    the basis it generates in ``_basis_options`` and whether it takes
-    ``beta='auto'`` (``_auto_beta``), and turns the solved weights into its
-    metric in ``_fit_problem``.
+    A subclass declares its extra parameters (and the values of ``basis``
+    and ``beta`` it takes) in ``_parameter_constraints``, and turns the
+    solved weights into its metric in ``_fit_problem``.
     """
 
     _tuple_size = 3
-    _basis_options = ()
-    # Set last by a successful fit: the model is fitted when it exists
-    # (a fit that raised may leave beta_ or n_features_in_ behind).
-    _fitted_attribute = "components_"
-    _auto_beta = False
     # The multi-task learners' exact phase is the group one (an SOCP).
     _group_exact = False
-    # The exact phase and column generation serve one task (an LP); the
-    # learners without those parameters keep RDA.
-    solver = "rda"
+    # Column generation serves one task: the multi-task learners have no
+    # such parameter.
     max_new_elements = 0
     # The local learners have no linear embedding to truncate.
     n_components = None
 
     _parameter_constraints = {
         "beta": [Interval("float", low=0)],
+        "basis": [Options("triplet_diffs"), ArrayLike("(n_basis, n_features)")],
         "n_basis": [Interval("int", low=1), None],
         "gamma": [Interval("float", low=0, low_inclusive=False)],
         "max_iter": [Interval("int", low=1)],
@@ -195,7 +182,9 @@ class _SCMLEstimator(_MetricLearner):
     }
 
     def __sklearn_is_fitted__(self):
-        return hasattr(self, self._fitted_attribute)
+        # Set last by a successful fit (a fit that raised may leave beta_ or
+        # n_features_in_ behind).
+        return hasattr(self, "components_")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -206,11 +195,7 @@ class _SCMLEstimator(_MetricLearner):
         return tags
 
     def _check_params(self):
-        constraints = {"basis": [Options(*self._basis_options),
-                                 ArrayLike("(n_basis, n_features)")]}
-        if self._auto_beta:
-            constraints["beta"] = [Options("auto"), Interval("float", low=0)]
-        validate_parameters(self, constraints)
+        validate_parameters(self)
         if self.max_new_elements and self.solver == "rda":
             raise ValueError("max_new_elements=%d needs solver='exact' or "
                              "'auto': the elements are added by the exact "
@@ -227,7 +212,7 @@ class _SCMLEstimator(_MetricLearner):
         self._rng = random_state_of(self)
         self._start_log()
         # 'auto' is resolved by the fit (see supervised_problem).
-        self.beta_ = None if self._chosen_beta() else float(self._stage_beta())
+        self.beta_ = self._given_beta()
 
     def _start_log(self):
         """A new :class:`~metric_learn_scml._progress.FitLog`, kept as
@@ -387,13 +372,11 @@ class _SCMLEstimator(_MetricLearner):
                           "0: %s." % cause, UserWarning)
         return result.weights * unit ** 2
 
-    def _chosen_beta(self):
-        """Whether the (global stage's) beta is chosen from the data."""
-        return isinstance(self.beta, str)
-
-    def _stage_beta(self):
-        """The (global stage's) beta as given: a float, or ``'auto'``."""
-        return getattr(self, self._stage_name())
+    def _given_beta(self):
+        """The (global stage's) beta as a float, or None where it is chosen
+        from the data (``'auto'``)."""
+        value = getattr(self, self._stage_name())
+        return None if isinstance(value, str) else float(value)
 
     def _stage_name(self):
         """The parameter that sets the (global stage's) beta."""
@@ -415,14 +398,15 @@ class _SCMLEstimator(_MetricLearner):
         ``objective_`` and ``dual_gap_`` NaN, and there is no solver state
         for ``partial_fit`` to continue (it starts afresh).
         """
-        fallback = (not incremental and self._chosen_beta()
+        fallback = (not incremental and self._given_beta() is None
                     and isinstance(self.basis, str))
         if fallback and getattr(self, "euclidean_fallback_", False):
             reason = ("the held-out points preferred it to every beta's "
                       "model")
         else:
-            # (partial_fit never falls back: its later batches need a state.)
-            if self._auto_beta:
+            # (partial_fit never falls back: its later batches need a state.
+            # The learners from labels, which take beta='auto', report it.)
+            if isinstance(self, _FromLabels):
                 self.euclidean_fallback_ = False
             weights = self._solve(X, triplets, task_offsets, basis,
                                   incremental, warn_empty=not fallback)[0]
@@ -463,8 +447,8 @@ class _SCMLEstimator(_MetricLearner):
         else:
             self._check_params()
             self._start_log()
-            if not self._chosen_beta():
-                self.beta_ = float(self._stage_beta())
+            if self._given_beta() is not None:
+                self.beta_ = self._given_beta()
         X, triplets, offsets, basis = problem(self, *data, partial=not first)
         if triplets.shape[0] == 0:
             warnings.warn(
@@ -756,10 +740,11 @@ class _FromTriplets:
 class _FromLabels:
     """``fit(X, y)``: the learners that build triplets and basis from labels."""
 
-    # 'triplet_diffs' (from the mined triplets) as metric-learn's
-    # SCML_Supervised accepts it.
-    _basis_options = ("lda", "triplet_diffs")
     _parameter_constraints = {
+        # 'triplet_diffs' (from the mined triplets) as metric-learn's
+        # SCML_Supervised accepts it.
+        "basis": [Options("lda", "triplet_diffs"),
+                  ArrayLike("(n_basis, n_features)")],
         "k_genuine": [Interval("int", low=1)],
         "k_impostor": [Interval("int", low=1)],
         "neighbors": [Options("auto"), HasMethods(
@@ -830,7 +815,7 @@ class _FromLabels:
         return self._fit_problem(*supervised_problem(self, X, y))
 
 
-class _IncrementalFromTriplets:
+class _IncrementalFromTriplets(_FromTriplets):
     """``partial_fit(triplets)``, for the global model (not the local one,
     whose kernel embedding needs every training point at once)."""
 
@@ -861,7 +846,7 @@ class _IncrementalFromTriplets:
         return self._partial_fit(triplet_problem, triplets)
 
 
-class _IncrementalFromLabels:
+class _IncrementalFromLabels(_FromLabels):
     """``partial_fit(X, y)``, for the global model."""
 
     @single_threaded

@@ -193,11 +193,8 @@ def forget_fit(estimator, private=()):
         estimator.__dict__.pop(name, None)
 
 
-def validate_parameters(estimator, extra=None):
+def validate_parameters(estimator):
     """Check every declared hyper-parameter of ``estimator``.
-
-    ``extra`` adds or replaces entries of the class tables (constraints
-    that depend on class attributes).
 
     A value is accepted when one of its constraints takes its type and
     range; ``None`` in a list means None is allowed.
@@ -209,9 +206,7 @@ def validate_parameters(estimator, extra=None):
         integer or None, got 10.5 of type float."), or of an accepted type
         out of every range, naming the parameter and the allowed values.
     """
-    table = parameter_constraints(type(estimator))
-    table.update(extra or {})
-    for name, constraints in table.items():
+    for name, constraints in parameter_constraints(type(estimator)).items():
         validate_value(name, getattr(estimator, name), constraints)
 
 

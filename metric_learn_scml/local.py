@@ -36,7 +36,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import (_FromLabels, _FromTriplets, _SCMLEstimator,
-                    store_parameters, warn_not_converged)
+                    warn_not_converged)
 from ._docs import parameters
 from ._embedding import KernelPCAEmbedding
 from ._solvers import (forward_backward, local_kkt_residual, local_objective,
@@ -61,8 +61,6 @@ class _LocalModel(_SCMLEstimator):
     ``pairwise_distances(X, Y)``), and ``pair_distance``,
     ``pair_score`` and ``get_metric`` keep metric-learn's signatures.
     """
-
-    _fitted_attribute = "kkt_residual_"
 
     _parameter_constraints = {
         "global_beta": [Interval("float", low=0), None],
@@ -187,11 +185,11 @@ class _LocalModel(_SCMLEstimator):
                 UserWarning)
         return self
 
-    def _chosen_beta(self):
-        # The global stage's beta: global_beta, or beta where it is None.
-        return isinstance(self._stage_beta(), str)
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "kkt_residual_")
 
     def _stage_name(self):
+        # The global stage's beta: global_beta, or beta where it is None.
         return "beta" if self.global_beta is None else "global_beta"
 
     def training_objective(self, X, triplets, coef=None, intercept=None):
@@ -551,8 +549,6 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
     True
     """
 
-    _basis_options = ("triplet_diffs",)
-
     def __init__(self, beta=1e-5, global_beta=None, basis="triplet_diffs",
                  n_basis=None,
                  embedding_dim=40, learning_rate=0.3, embedding_method="auto",
@@ -560,7 +556,25 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
                  max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
                  n_iter_no_change=4, solver="auto", max_new_elements=0,
                  verbose=False, preprocessor=None, random_state=None):
-        store_parameters(self, locals())
+        self.beta = beta
+        self.global_beta = global_beta
+        self.basis = basis
+        self.n_basis = n_basis
+        self.embedding_dim = embedding_dim
+        self.learning_rate = learning_rate
+        self.embedding_method = embedding_method
+        self.n_landmarks = n_landmarks
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.solver = solver
+        self.max_new_elements = max_new_elements
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state
 
 
 class LocalSCML_Supervised(_FromLabels, _LocalModel):
@@ -654,8 +668,8 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     True
     """
 
-    _auto_beta = True
     _parameter_constraints = {
+        "beta": [Options("auto"), Interval("float", low=0)],
         "global_beta": [Options("auto"), Interval("float", low=0), None],
     }
 
@@ -667,4 +681,25 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
                  random_state=None):
-        store_parameters(self, locals())
+        self.k_genuine = k_genuine
+        self.k_impostor = k_impostor
+        self.neighbors = neighbors
+        self.beta = beta
+        self.global_beta = global_beta
+        self.basis = basis
+        self.n_basis = n_basis
+        self.embedding_dim = embedding_dim
+        self.learning_rate = learning_rate
+        self.embedding_method = embedding_method
+        self.n_landmarks = n_landmarks
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.solver = solver
+        self.max_new_elements = max_new_elements
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state

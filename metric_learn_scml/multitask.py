@@ -33,7 +33,7 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (_FromLabels, _LinearMetric, _MetricLearner, _SCMLEstimator,
-                    single_threaded, store_parameters, supervised_problem,
+                    single_threaded, supervised_problem,
                     triplet_classifier_tags, triplet_problem)
 from ._docs import attributes, parameters
 from ._solvers import components_from_weights
@@ -138,7 +138,9 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
     """
 
     _group_exact = True
-    _fitted_attribute = "components_per_task_"
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "components_per_task_")
 
     def _fit_problem(self, X, triplets, task_offsets, basis,
                      incremental=False):
@@ -405,7 +407,23 @@ default='lda'
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="rda",
                  verbose=False, preprocessor=None, random_state=None,
                  n_components=None):
-        store_parameters(self, locals())
+        self.k_genuine = k_genuine
+        self.k_impostor = k_impostor
+        self.neighbors = neighbors
+        self.beta = beta
+        self.basis = basis
+        self.n_basis = n_basis
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.solver = solver
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state
+        self.n_components = n_components
 
     @single_threaded
     def fit(self, X, y, tasks):
@@ -507,13 +525,24 @@ default='triplet_diffs'
     True
     """
 
-    _basis_options = ("triplet_diffs",)
-
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="rda", verbose=False,
                  preprocessor=None, random_state=None, n_components=None):
-        store_parameters(self, locals())
+        self.beta = beta
+        self.basis = basis
+        self.n_basis = n_basis
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.solver = solver
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state
+        self.n_components = n_components
 
     @single_threaded
     def fit(self, triplets, tasks):

@@ -18,7 +18,7 @@ from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, check_cv
 
-from ._base import single_threaded, store_parameters
+from ._base import single_threaded
 from ._exact import EXACT_GAP_TOL
 from ._selection import (BETA_RATIO_HIGH, BetaSelection, LabelledPath,
                          beta_grid, best_beta, path_basis, path_scores)
@@ -356,7 +356,28 @@ class SCML_SupervisedCV(SCML_Supervised):
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
                  random_state=None, n_components=None):
-        store_parameters(self, locals())
+        self.betas = betas
+        self.n_betas = n_betas
+        self.eps = eps
+        self.cv = cv
+        self.n_jobs = n_jobs
+        self.k_genuine = k_genuine
+        self.k_impostor = k_impostor
+        self.neighbors = neighbors
+        self.basis = basis
+        self.n_basis = n_basis
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.solver = solver
+        self.max_new_elements = max_new_elements
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state
+        self.n_components = n_components
 
     _parameter_constraints = {
         **GRID_CONSTRAINTS,

@@ -16,16 +16,19 @@ by regularized dual averaging (:mod:`metric_learn_scml._solvers`).
 from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from ._base import (_FromLabels, _FromTriplets, _IncrementalFromLabels,
-                    _IncrementalFromTriplets, _LinearMetric, _SCMLEstimator,
-                    store_parameters)
+from ._base import (_IncrementalFromLabels, _IncrementalFromTriplets,
+                    _LinearMetric, _SCMLEstimator)
 from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
                     attributes, parameters)
+from ._validation import Interval, Options
 
 
-class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
-           _FromTriplets, _LinearMetric,
-           _SCMLEstimator, _TripletsClassifierMixin):
+class _GlobalSCML(ClassNamePrefixFeaturesOutMixin, _LinearMetric,
+                  _SCMLEstimator):
+    """SCML-Global: one metric, ``components_``, for all the data."""
+
+
+class SCML(_IncrementalFromTriplets, _GlobalSCML, _TripletsClassifierMixin):
     __doc__ = r"""Sparse Compositional Metric Learning from triplets (SCML-Global).
 
     Learns :math:`M = \sum_k w_k b_k b_k^T` with sparse :math:`w \ge 0` so
@@ -77,19 +80,29 @@ class SCML(ClassNamePrefixFeaturesOutMixin, _IncrementalFromTriplets,
     True
     """
 
-    _basis_options = ("triplet_diffs",)
-
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
                  random_state=None, n_components=None):
-        store_parameters(self, locals())
+        self.beta = beta
+        self.basis = basis
+        self.n_basis = n_basis
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.solver = solver
+        self.max_new_elements = max_new_elements
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state
+        self.n_components = n_components
 
 
-class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                      _IncrementalFromLabels, _FromLabels, _LinearMetric,
-                      _SCMLEstimator):
+class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
     __doc__ = r"""Sparse Compositional Metric Learning from class labels (SCML-Global).
 
     Builds triplets from the labels (for every point, its ``k_genuine``
@@ -145,7 +158,9 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     True
     """
 
-    _auto_beta = True
+    _parameter_constraints = {
+        "beta": [Options("auto"), Interval("float", low=0)],
+    }
     # Named here so that set_output wraps it: scikit-learn wraps only the
     # methods a TransformerMixin subclass defines itself.
     transform = _LinearMetric.transform
@@ -156,4 +171,21 @@ class SCML_Supervised(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="auto",
                  max_new_elements=0, verbose=False, preprocessor=None,
                  random_state=None, n_components=None):
-        store_parameters(self, locals())
+        self.k_genuine = k_genuine
+        self.k_impostor = k_impostor
+        self.neighbors = neighbors
+        self.beta = beta
+        self.basis = basis
+        self.n_basis = n_basis
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.output_iter = output_iter
+        self.batch_size = batch_size
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.solver = solver
+        self.max_new_elements = max_new_elements
+        self.verbose = verbose
+        self.preprocessor = preprocessor
+        self.random_state = random_state
+        self.n_components = n_components

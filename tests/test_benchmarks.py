@@ -18,10 +18,11 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
-from benchmarks import (breadth, cli, fit_time, global_table, local, memory, multitask,
-                        protocol, report, results)
+from benchmarks import (breadth, cli, global_table, local, memory, multitask, protocol,
+                        report, results)
 from benchmarks import data
 from benchmarks.data import Dataset
+from benchmarks.diagnostics import fit_time
 from metric_learn_scml import SCML_Supervised
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -126,7 +127,7 @@ def test_parse_args_output_folder_defaults():
 
 
 @pytest.mark.parametrize("argv", [["nonsense"], ["global", "--splits", "0"],
-                                  ["global", "--splits", "two"], ["cone", "--split", "-1"],
+                                  ["global", "--splits", "two"], ["exact", "--split", "-1"],
                                   ["global", "--preprocessing", "none"]])
 def test_parse_args_rejects_bad_input(argv, capsys):
     with pytest.raises(SystemExit):
@@ -161,9 +162,18 @@ def test_command_line_errors_are_usage_errors_not_tracebacks(argv, message, caps
     assert message in str(stopped.value.code) + capsys.readouterr().err
 
 
-def test_every_command_has_a_run():
-    # scale parses its own options (benchmarks.scale.main).
-    assert set(cli.RUNS) == set(cli.COMMANDS) - {"scale"}
+def test_help_lists_every_command_in_one_line_with_the_diagnostics_apart(capsys):
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--help"])
+    tables, diagnostics = capsys.readouterr().out.split("\ntables:")[1].split(
+        "\ndiagnostics")
+    # scale parses its own options (benchmarks.scale.main), so it has no run.
+    for names, text in (([*cli.TABLES, "scale"], tables), (cli.DIAGNOSTICS, diagnostics)):
+        for name in names:
+            (line,) = [line for line in text.splitlines()
+                       if line.split()[:1] == [name]]
+            assert len(line.split()) > 3
+    assert set(cli.RUNS) == set(cli.TABLES) | set(cli.DIAGNOSTICS)
 
 
 # --------------------------------------------------------------------------
@@ -541,69 +551,13 @@ def test_memory_table_judges_only_the_global_fit_against_1_gib():
 
 
 # --------------------------------------------------------------------------
-# The diagnostics: cone, exact, shipped, calibration
+# The diagnostics (exact, fit-time) and the shipped table
 # --------------------------------------------------------------------------
-
-
-def test_cone_projection_recovers_a_metric_of_the_cone_and_not_one_outside():
-    from benchmarks.cone import cone_projection
-    rng = np.random.RandomState(0)
-    basis = rng.randn(12, 4)
-    basis /= np.linalg.norm(basis, axis=1, keepdims=True)
-    weights = np.where(rng.rand(12) < 0.5, rng.rand(12), 0.0)
-    inside = np.einsum("k,ki,kj->ij", weights, basis, basis)
-    found, residual = cone_projection(inside, basis)
-    assert residual < 1e-8 and np.all(found >= 0)
-    np.testing.assert_allclose(np.einsum("k,ki,kj->ij", found, basis, basis), inside,
-                               atol=1e-8)
-    # a rank-one matrix along a direction no element is near
-    outside = np.outer([1.0, -1.0, 1.0, -1.0], [1.0, -1.0, 1.0, -1.0])
-    assert cone_projection(outside, basis[:3])[1] > 0.1
-
-
-def test_cone_diagnostic_rows_on_toy_data(toy):
-    from benchmarks.cone import diagnose
-    X, labels = toy.load()
-    y = np.unique(labels, return_inverse=True)[1]
-    # The reference is our own model: it lies in the cone of its basis.
-    rows = diagnose(X[:100], y[:100], X[100:], y[100:], random_state=0,
-                    reference=lambda X, y: SCML_Supervised(random_state=0).fit(X, y))
-    by_name = {row["metric"]: row for row in rows}
-    assert list(by_name) == ["Euclidean", "ours", "ours, full-batch optimum", "LMNN",
-                             "LMNN in the cone"]
-    assert by_name["LMNN in the cone"]["cone_residual"] < 1e-6
-    assert by_name["LMNN"]["error"] == by_name["ours"]["error"]
-    assert by_name["LMNN in the cone"]["error"] == by_name["ours"]["error"]
-    # the full-batch optimum of the same objective is no worse on it
-    assert (by_name["ours, full-batch optimum"]["hinge_best_scale"]
-            <= by_name["ours"]["hinge_best_scale"] + 1e-3)
-
-
-def test_full_batch_weights_minimise_the_objective_written_out():
-    from benchmarks.cone import full_batch_weights
-    from metric_learn_scml._triplets import triplets_from_labels
-    X, y = make_classification(n_samples=120, n_features=6, n_informative=4,
-                               n_redundant=0, n_classes=3, random_state=1)
-    model = SCML_Supervised(n_basis=60, random_state=0).fit(X, y)
-    triplets = triplets_from_labels(X, y, 3, 10)
-    projected = X @ model.basis_.T
-    beta = float(model.beta_)
-
-    def objective(weights):
-        gaps = ((projected[triplets[:, 0]] - projected[triplets[:, 1]]) ** 2
-                - (projected[triplets[:, 0]] - projected[triplets[:, 2]]) ** 2) @ weights
-        return np.maximum(0, 1 + gaps).mean() + beta * weights.sum()
-
-    start = np.ravel(model.weights_).astype(float)
-    weights, value = full_batch_weights(X, triplets, model.basis_, beta, start)
-    assert np.all(weights >= 0)
-    assert value == pytest.approx(objective(weights))
-    assert value <= objective(start) + 1e-12
 
 
 @pytest.mark.parametrize("tasks", [None, np.arange(120) % 2])
 def test_exact_problem_is_the_one_the_fit_solved(tasks):
-    from benchmarks.exact import triplet_matrices
+    from benchmarks.diagnostics.exact import triplet_matrices
     from metric_learn_scml import MultiTaskSCML_Supervised
     X, y = make_classification(n_samples=120, n_features=4, n_informative=3,
                                n_redundant=0, n_classes=3, random_state=2)
@@ -621,7 +575,7 @@ def test_exact_problem_is_the_one_the_fit_solved(tasks):
 
 def test_exact_optimum_solves_the_objective_and_beats_rda():
     pytest.importorskip("cvxpy")
-    from benchmarks.exact import exact_optimum, n_active, triplet_matrices
+    from benchmarks.diagnostics.exact import exact_optimum, n_active, triplet_matrices
     from metric_learn_scml import MultiTaskSCML_Supervised
     X, y = make_classification(n_samples=120, n_features=4, n_informative=3,
                                n_redundant=0, n_classes=3, random_state=2)
@@ -646,23 +600,7 @@ def test_shipped_defaults_table_on_iris():
     assert all(row["error_mean"] < 20 and row["n_warnings"] == 0 for row in rows)
 
 
-def test_calibration_scores_every_preprocessing_on_the_tables_splits(toy, monkeypatch):
-    from benchmarks import calibration
-    from benchmarks.data import PREPROCESSINGS
-    monkeypatch.setattr(calibration, "GLOBAL_DATASETS", {"toy": toy})
-    monkeypatch.setattr(calibration, "TASK_DATASETS", ())
-    for name in ("toy", "reuters_r8"):
-        monkeypatch.setitem(calibration.DATASETS, name, toy)
-    records = calibration.run(n_splits=1)
-    X, y = toy.load()
-    train, _, test = next(protocol.paper_splits(y, 1))
-    expected = []
-    for scale in PREPROCESSINGS.values():
-        X_train, X_test = scale(X[train], X[test])
-        expected.append(protocol.knn_error(X_train, y[train], X_test, y[test]))
-    assert [(r["dataset"], r["method"], r["error"]) for r in records] == [
-        (dataset, method, error) for dataset in ("toy", "reuters_r8")
-        for method, error in zip(PREPROCESSINGS, expected)]
+
 
 
 # --------------------------------------------------------------------------
@@ -778,7 +716,7 @@ def test_breadth_evaluate_reuses_the_splits_and_scaling():
 
 
 def test_global_exactness_rows_compare_the_default_with_the_optimum():
-    from benchmarks import exact
+    from benchmarks.diagnostics import exact
     row, = exact.compare_global(["wine"], verbose=False)
     assert set(row) == set(exact.GLOBAL_COLUMNS)
     # The optimum of the same problem: never above the default's objective,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import global_table
+from .. import global_table
 
 ROUNDS = 2
 SEEDS = (0, 1)
@@ -76,7 +76,7 @@ def check_baseline(baseline):
 def run(baseline, datasets=None, n_splits=3, progress=None):
     """One row of :data:`COLUMNS` per dataset: median fit times and their ratio."""
     baseline = check_baseline(baseline)
-    current = Path(__file__).resolve().parents[1]
+    current = Path(__file__).resolve().parents[2]
     datasets = list(datasets or global_table.DATASETS)
     arrays, keys, shapes = {}, {}, {}
     for name in datasets:

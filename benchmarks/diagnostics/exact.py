@@ -38,8 +38,8 @@ from metric_learn_scml import SCML_Supervised, scml_path
 from metric_learn_scml._exact import _import_highspy
 from metric_learn_scml._triplets import triplets_from_labels
 
-from . import breadth, global_table
-from .multitask import N_BASIS_PER_TASK, TaskSplit, load, mt_scml, quiet_fits, scml
+from .. import breadth, global_table
+from ..multitask import N_BASIS_PER_TASK, TaskSplit, load, mt_scml, quiet_fits, scml
 
 COLUMNS = ("model", "beta", "rda_objective", "rda_active",
            "exact_objective", "exact_active", "exact_seconds")
@@ -73,7 +73,7 @@ def exact_optimum(matrices, beta):
     try:
         import cvxpy as cp
     except ImportError:
-        raise ImportError("benchmarks.exact needs cvxpy with the Clarabel "
+        raise ImportError("benchmarks.diagnostics.exact needs cvxpy with the Clarabel "
                           "solver: pip install cvxpy clarabel") from None
     W = cp.Variable((len(matrices), matrices[0].shape[1]), nonneg=True)
     loss = sum(cp.sum(cp.pos(1 + G @ W[t])) / G.shape[0] for t, G in enumerate(matrices))
