@@ -28,6 +28,11 @@ Output: a markdown table on stdout, ``scale.csv`` and a log-log plot
 ``scale.png`` (matplotlib, the ``benchmarks`` extra) in ``--out``
 (``benchmarks/results`` by default).
 
+``python -m benchmarks scale --partial-fit 50000`` compares ``partial_fit``
+over 10 equal batches with ``fit`` on all the points and with the
+Euclidean metric (issue 29), on :func:`partial_fit_data` (:func:`partial_fit_rows`;
+about a minute for 50,000 points, several minutes for 200,000).
+
 ``python -m benchmarks scale --real letters magic`` measures the same on
 the largest real data reachable offline instead, the KEEL datasets of the
 breadth table (:func:`real`): all their points, a stratified 80 % to fit
@@ -105,13 +110,85 @@ def real(name):
     return scaler.transform(X_train), y_train, scaler.transform(X_test), y_test
 
 
+PARTIAL_FIT_TEST = 5000
+
+
+def partial_fit_data(n_samples):
+    """Issue 29's data: ``n_samples`` training points, then
+    :data:`PARTIAL_FIT_TEST` test points, of one ``make_classification``
+    draw (10 classes of 2 clusters, 20 informative features of 50),
+    standardised together.
+
+    Returns
+    -------
+    X_train, y_train, X_test, y_test : ndarrays
+    """
+    from sklearn.datasets import make_classification
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = make_classification(
+        n_samples + PARTIAL_FIT_TEST, N_FEATURES, n_informative=20,
+        n_redundant=0, n_classes=N_CLASSES, n_clusters_per_class=2,
+        class_sep=1.0, random_state=0)
+    X = StandardScaler().fit_transform(X)
+    return X[:n_samples], y[:n_samples], X[n_samples:], y[n_samples:]
+
+
+def partial_fit_rows(n_samples, n_batches=10, params=None):
+    """3-NN test error of ``partial_fit`` over ``n_batches`` equal batches
+    in order, of ``fit`` on all the points and of the Euclidean metric,
+    on :func:`partial_fit_data`, in this process on one thread.
+
+    Returns
+    -------
+    rows : list of dict
+        ``method``, ``n_samples``, ``fit_seconds``, ``beta``, ``n_active``
+        and ``error`` (a fraction).
+    """
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    X, y, X_test, y_test = partial_fit_data(n_samples)
+    rows = []
+    with threadpool_limits(limits=1):
+        for method in ("partial_fit", "fit"):
+            estimator = _ours(dict(params or {}))
+            start = time.perf_counter()
+            if method == "fit":
+                estimator.fit(X, y)
+            else:
+                for batch in np.array_split(np.arange(n_samples), n_batches):
+                    estimator.partial_fit(X[batch], y[batch])
+            seconds = time.perf_counter() - start
+            rows.append(dict(
+                method=method, n_samples=n_samples, fit_seconds=seconds,
+                beta=estimator.beta_, n_active=n_active(estimator),
+                error=knn_error(estimator.transform(X), y,
+                                estimator.transform(X_test), y_test)))
+        rows.append(dict(method="Euclidean", n_samples=n_samples,
+                         error=knn_error(X, y, X_test, y_test)))
+    return rows
+
+
+def partial_fit_table(rows, n_batches=10):
+    """Markdown table of :func:`partial_fit_rows`."""
+    return markdown_table(
+        ["points", "method", "3-NN error (%)", "time (s)", "beta", "active"],
+        [["{:,}".format(row["n_samples"]),
+          row["method"] + (" (%d batches)" % n_batches
+                           if row["method"] == "partial_fit" else ""),
+          _cell(row["error"], "%.1f", 100), _cell(row.get("fit_seconds"), "%.1f"),
+          _cell(row.get("beta"), "%.3g"), _cell(row.get("n_active"), "%.0f")]
+         for row in rows])
+
+
 def _ours(params):
     from metric_learn_scml import SCML_Supervised
     unknown = set(params) - set(SCML_Supervised().get_params())
     if unknown:
         raise SystemExit("SCML_Supervised has no parameter %s (yet)."
                          % ", ".join(sorted(unknown)))
-    return SCML_Supervised(random_state=0, **params)
+    return SCML_Supervised(**dict(dict(random_state=0), **params))
 
 
 def _metric_learn(params):
@@ -390,6 +467,13 @@ def parse_args(argv=None):
                         help="all the points of these KEEL datasets instead of "
                              "synthetic data (none given: %s); writes "
                              "scale_real.csv" % " ".join(REAL_DATASETS))
+    parser.add_argument("--partial-fit", nargs="+", type=int, metavar="N",
+                        help="partial_fit over --batches equal batches against "
+                             "fit and Euclidean on N points of issue 29's data "
+                             "instead (50000 takes about a minute, 200000 "
+                             "several)")
+    parser.add_argument("--batches", type=int, default=10,
+                        help="batches of --partial-fit (default %(default)s)")
     parser.add_argument("--one", nargs=2, metavar=("METHOD", "N"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
@@ -408,6 +492,11 @@ def main(argv=None):
         return 0
     if args.profile:
         profile(args.profile, params, stream=sys.stdout)
+        return 0
+    if args.partial_fit:
+        rows = [row for n_samples in args.partial_fit
+                for row in partial_fit_rows(n_samples, args.batches, params)]
+        print("\n".join(partial_fit_table(rows, args.batches)))
         return 0
 
     def progress(row):
