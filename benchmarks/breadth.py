@@ -102,8 +102,6 @@ BreadthMethod = namedtuple("BreadthMethod", "name make limited")
 METHODS = {
     "euclidean": BreadthMethod("Euclidean", None, False),
     "ours": BreadthMethod("ours", SCML_Supervised, False),
-    "ours_rda": BreadthMethod("ours (RDA refit)", lambda random_state: SCML_Supervised(
-        solver="rda", random_state=random_state), False),
     "ml_scml": BreadthMethod("metric-learn SCML", MetricLearnSCML, False),
     "lmnn": BreadthMethod("LMNN", LMNN, True),
     "nca": BreadthMethod("NCA", NeighborhoodComponentsAnalysis, True),
@@ -114,8 +112,7 @@ METHODS = {
 BASELINES = ("Euclidean", "metric-learn SCML", "LMNN", "NCA")
 # (method, reference): each row of the comparisons.
 COMPARISONS = (("ours", "Euclidean"), ("ours", "NCA"), ("ours", "LMNN"),
-               ("ours", "metric-learn SCML"), ("ours", "ours (RDA refit)"),
-               ("local", "Euclidean"))
+               ("ours", "metric-learn SCML"), ("local", "Euclidean"))
 GROUP_NAMES = ("selection", "held-out", "fresh", "generated", "all")
 
 SPLIT_COLUMNS = ("dataset", "split", "method", "error", "fit_seconds", "n_active",
