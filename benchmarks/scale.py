@@ -395,7 +395,7 @@ PROFILE_PARTS = (
     ("objective evaluations", ("objective",)),
     ("RDA (its objective evaluations included)", ("rda",)),
     ("exact phase", ("exact_phase",)),
-    ("beta='auto' (all its own parts)", ("choose_beta",)),
+    ("beta='auto' (all its own parts)", ("select_beta",)),
 )
 
 

@@ -52,7 +52,7 @@ class LabelledPath:
     :class:`~metric_learn_scml._exact.TripletProblem`; :meth:`solve` maps
     :math:`\\beta` and weights between the user's units and the problem's.
     ``basis`` is an array, or a function of the triplets that builds it
-    (``'triplet_diffs'``, :func:`labelled_basis`); ``self.basis`` is the
+    (``'triplet_diffs'``, :func:`path_basis`); ``self.basis`` is the
     array.
     """
 

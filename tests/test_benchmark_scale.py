@@ -82,3 +82,18 @@ def test_partial_fit_rows_compare_batches_fit_and_euclidean():
     lines = scale.partial_fit_table(rows, 2)
     assert lines[2].startswith("| 600 | partial_fit (2 batches) |")
     assert lines[4].startswith("| 600 | Euclidean |")
+
+
+def test_every_profiled_part_names_a_function_of_the_package():
+    # cProfile parts are found by function name: a renamed function would
+    # silently profile as zero.
+    import ast
+    from pathlib import Path
+
+    import metric_learn_scml
+
+    defined = {node.name for path in Path(metric_learn_scml.__file__).parent.glob("*.py")
+               for node in ast.walk(ast.parse(path.read_text()))
+               if isinstance(node, ast.FunctionDef)}
+    for _, names in scale.PROFILE_PARTS:
+        assert set(names) <= defined, names
