@@ -30,3 +30,27 @@ def iris():
     """Iris, standardised: ``(X, y)``."""
     X, y = load_iris(return_X_y=True)
     return StandardScaler().fit_transform(X), y
+
+
+@pytest.fixture
+def pin_auto_beta(monkeypatch):
+    """A function ``pin(beta, euclidean=False)``: from then on, in this
+    test, ``beta='auto'`` (or ``global_beta``) of every learner from labels
+    resolves as if the held-out path had chosen ``beta`` and (with
+    ``euclidean``) preferred the Euclidean metric.
+
+    For the tests of the rules that act after the choice (the Euclidean
+    fallback: a beta whose model keeps no element, a Euclidean verdict).
+    No public parameter reaches them: a given beta never falls back, and
+    the real choice lands on neither case on small data. So this patches
+    the one private step, the choice itself; ``monkeypatch.undo()`` ends it.
+    """
+    import numpy as np
+    from metric_learn_scml._base import _FromLabels
+    from metric_learn_scml._selection import BetaSelection
+
+    def pin(beta, euclidean=False):
+        monkeypatch.setattr(_FromLabels, "_choose_beta", lambda self, X, y: (
+            BetaSelection(beta, np.array([beta]), np.array([0.5]),
+                          np.array([1.0]), euclidean, 0.5, 100)))
+    return pin

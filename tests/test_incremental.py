@@ -12,7 +12,6 @@ from metric_learn_scml import (SCML, MultiTaskSCML, MultiTaskSCML_Supervised,
 from metric_learn_scml._solvers import (RDAState, rda, rda_iterate, rda_state_for,
                                        scaled_differences)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
-from metric_learn_scml._selection import BetaSelection
 
 FAST = dict(beta=1e-4, random_state=0)
 
@@ -74,11 +73,9 @@ def test_partial_fit_over_batches_learns_a_metric_that_beats_euclidean(blobs):
                                model.get_mahalanobis_matrix())
 
 
-def test_partial_fit_never_falls_back_to_the_euclidean_metric(blobs,
-                                                            monkeypatch):
-    import metric_learn_scml._selection as selection_module
-    monkeypatch.setattr(selection_module, "euclidean_wins",
-                        lambda *args: True)
+def test_partial_fit_never_falls_back_to_the_euclidean_metric(
+        blobs, pin_auto_beta):
+    pin_auto_beta(1e-3, euclidean=True)
     X, y, _, _ = blobs
     model = SCML_Supervised(random_state=0).partial_fit(X[:1000], y[:1000])
     assert not model.euclidean_fallback_
@@ -87,18 +84,16 @@ def test_partial_fit_never_falls_back_to_the_euclidean_metric(blobs,
         .euclidean_fallback_
 
 
-def test_partial_fit_after_a_euclidean_fit_starts_afresh(blobs, monkeypatch):
+def test_partial_fit_after_a_euclidean_fit_starts_afresh(blobs, pin_auto_beta,
+                                                         monkeypatch):
     # The Euclidean model has no solver state; the one of the discarded
     # solve (394 elements) made partial_fit fail on the 4 axes' basis.
-    import metric_learn_scml._base as base_module
     X, y, _, _ = blobs
-    real = base_module.select_beta
-    monkeypatch.setattr(base_module, "select_beta", lambda *args, **kwargs: BetaSelection(
-        1e6, np.array([1e6]), np.array([0.5]), np.array([1.0]), False, 0.5, 100))
+    pin_auto_beta(1e6)
     model = SCML_Supervised(max_iter=300, random_state=0).fit(X[:500], y[:500])
     assert model.euclidean_fallback_ and model.n_iter_ == 0
     assert np.isnan(model.objective_)
-    monkeypatch.setattr(base_module, "select_beta", real)
+    monkeypatch.undo()     # the real choice of beta again
     model.partial_fit(X[500:1000], y[500:1000])
     assert not model.euclidean_fallback_
     assert model.basis_.shape[0] > X.shape[1]

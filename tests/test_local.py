@@ -23,7 +23,6 @@ from metric_learn_scml._solvers import (SquaredDifferences,
                                         local_kkt_residual, local_objective,
                                         local_weights, oriented_pairs)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
-from metric_learn_scml._selection import BetaSelection
 
 # Short solver schedules keep these tests fast; whether a fit converges is
 # asserted where it matters (pytest.warns, or warnings turned into errors).
@@ -562,14 +561,12 @@ def standardised_iris():
 
 
 def test_global_beta_auto_is_euclidean_where_held_out_prefers_it(
-        monkeypatch):
+        pin_auto_beta):
     # Where the held-out points prefer the Euclidean metric to every global
     # model, the model is the Euclidean metric (the coordinate axes, each of
     # weight one, A = 0): the local stage keeps its start, silently.
-    import metric_learn_scml._selection as selection_module
     X, y = standardised_iris()
-    monkeypatch.setattr(selection_module, "euclidean_wins",
-                        lambda *args: True)
+    pin_auto_beta(1e-3, euclidean=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model = LocalSCML_Supervised(max_iter=300, random_state=0).fit(X, y)
@@ -590,15 +587,13 @@ def test_global_beta_auto_is_euclidean_where_held_out_prefers_it(
                                euclidean_distances(X), atol=1e-9)
 
 
-def test_global_beta_auto_never_starts_from_a_zero_metric(monkeypatch):
+def test_global_beta_auto_never_starts_from_a_zero_metric(pin_auto_beta):
     # A chosen beta whose global model keeps no element (KEEL marketing,
     # where the impostors are as near as the targets) left the local stage
     # at its zero start, a stationary point it cannot leave: every distance
     # was 0. It now starts from the Euclidean metric, without a warning.
-    import metric_learn_scml._base as base_module
     X, y = standardised_iris()
-    monkeypatch.setattr(base_module, "select_beta", lambda *args, **kwargs: BetaSelection(
-        1e6, np.array([1e6]), np.array([0.5]), np.array([1.0]), False, 0.5, 100))
+    pin_auto_beta(1e6)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -624,27 +619,25 @@ def test_global_beta_auto_never_starts_from_a_zero_metric(monkeypatch):
 
 
 def test_global_beta_auto_falls_back_where_the_start_merges_points(
-        monkeypatch):
+        pin_auto_beta):
     # 3 discrete features: a chosen beta whose few elements map distinct
     # training points onto one starts the local stage from the Euclidean
     # metric, as SCML_Supervised returns it.
-    import metric_learn_scml._base as base_module
     rng = np.random.RandomState(0)
     X = np.column_stack([rng.randint(0, 4, 700), rng.randint(0, 3, 700),
                          rng.randint(0, 3, 700)]).astype(float)
     y = (X[:, 0] >= 2).astype(int) ^ (rng.rand(700) < 0.25)
     X = (X - X.mean(axis=0)) / X.std(axis=0)
-    monkeypatch.setattr(base_module, "select_beta", lambda *args, **kwargs: BetaSelection(
-        0.03, np.array([0.03]), np.array([0.3]), np.array([1.0]), False, 0.5, 100))
+    pin_auto_beta(0.03)
     linear = SCML_Supervised(random_state=0).fit(X, y)
     assert linear.euclidean_fallback_
     model = LocalSCML_Supervised(embedding_dim=5, max_iter=300,
                                  random_state=0).fit(X, y)
     assert model.euclidean_fallback_
     np.testing.assert_array_equal(model.basis_, np.eye(3))
-    monkeypatch.setattr(base_module, "merges_points", lambda *args: False)
-    kept = LocalSCML_Supervised(embedding_dim=5, max_iter=300,
-                                random_state=0).fit(X, y)
+    # The same global beta given never falls back: the start it replaced.
+    kept = LocalSCML_Supervised(global_beta=0.03, embedding_dim=5,
+                                max_iter=300, random_state=0).fit(X, y)
     assert not kept.euclidean_fallback_ and kept.basis_.shape[0] > 3
 
 

@@ -419,36 +419,39 @@ def test_union_basis_holds_an_element_of_several_tasks_once():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_default_union_keeps_the_budget_of_four_task_bases(monkeypatch):
+def test_default_union_keeps_the_budget_of_four_task_bases():
     # With n_basis=None, up to four tasks get a full basis each (K = 400
     # for 4 features); eight tasks share the budget of four: 200 each.
-    from metric_learn_scml import _base
-    asked = []
-    real = _base.labels_basis
-
-    def recording(kind, X, y, rows, triplets, n_basis, random_state=None):
-        asked.append(n_basis)
-        return real(kind, X, y, rows, triplets, n_basis, random_state)
-
-    monkeypatch.setattr(_base, "labels_basis", recording)
+    from metric_learn_scml._basis import default_n_basis, union_basis
     rng = np.random.RandomState(0)
-    # Every task holds both classes, twice each (points 4t .. 4t + 3).
-    X, y = rng.randn(400, 4), np.tile([0, 0, 1, 1], 100)
-    for n_tasks, expected in ((4, 400), (8, 200)):
+    asked = []
+
+    def build(task, n_basis):
+        asked.append(n_basis)
+        return rng.randn(n_basis, 4)
+
+    for n_tasks, n_basis, shared, expected in (
+            (4, default_n_basis(4), True, 400), (8, default_n_basis(4), True, 200),
+            (8, 300, False, 300)):   # a given n_basis is always per task
         asked.clear()
-        MultiTaskSCML_Supervised(max_iter=1, random_state=0).fit(
-            X, y, (np.arange(400) // 4) % n_tasks)
-        assert set(asked) == {expected}
+        union_basis(build, n_tasks, n_basis, 4, shared_budget=shared)
+        assert asked == [expected] * n_tasks
     # 100 tasks with 20 features: 1,600 / 100 = 16, below the per-task
     # floor of n_features.
     asked.clear()
-    MultiTaskSCML_Supervised(max_iter=1, random_state=0).fit(
-        rng.randn(400, 20), y, np.arange(400) // 4)
-    assert set(asked) == {20}
-    asked.clear()
-    MultiTaskSCML_Supervised(n_basis=300, max_iter=1, random_state=0).fit(
-        X, y, (np.arange(400) // 4) % 8)
-    assert set(asked) == {300}      # a given n_basis is always per task
+    union_basis(build, 100, default_n_basis(20), 20)
+    assert asked == [20] * 100
+    # The learner's basis follows the rule: its 'triplet_diffs' task bases
+    # have as many elements as asked, less a few shared ones.
+    # Every task holds both classes, twice each (points 4t .. 4t + 3).
+    X, y = rng.randn(400, 4), np.tile([0, 0, 1, 1], 100)
+    for n_tasks, n_basis, expected in ((4, None, 400), (8, None, 200),
+                                       (8, 300, 300)):
+        model = MultiTaskSCML_Supervised(
+            basis="triplet_diffs", n_basis=n_basis, max_iter=1,
+            random_state=0).fit(X, y, (np.arange(400) // 4) % n_tasks)
+        assert 0.95 * n_tasks * expected < model.basis_.shape[0] \
+            <= n_tasks * expected
 
 
 def test_user_basis_is_shared_by_all_tasks(fitted):

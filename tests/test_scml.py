@@ -696,14 +696,14 @@ def test_euclidean_wins_only_beyond_one_standard_error():
 
 
 @pytest.mark.parametrize("cause", ["held-out", "no element"])
-def test_auto_beta_falls_back_to_the_euclidean_metric(wine_split, monkeypatch,
-                                                      cause):
+def test_auto_beta_falls_back_to_the_euclidean_metric(wine_split,
+                                                      pin_auto_beta, cause):
     X_train, X_test, y_train, _ = wine_split
     if cause == "held-out":
-        _pin_auto_beta(monkeypatch, 1e-3, euclidean=True)
+        pin_auto_beta(1e-3, euclidean=True)
     else:
         # above beta_max: the optimum keeps no element
-        _pin_auto_beta(monkeypatch, 1e6)
+        pin_auto_beta(1e6)
     with warnings.catch_warnings():
         warnings.simplefilter("error")   # no "all weights are zero" warning
         model = SCML_Supervised(random_state=0).fit(X_train, y_train)
@@ -761,30 +761,21 @@ def _order_averaged_error(transform, X_train, y_train, X_test, y_test):
     return np.mean(errors)
 
 
-def _pin_auto_beta(monkeypatch, beta, euclidean=False):
-    # beta='auto' as if the held-out path had chosen ``beta`` (and preferred
-    # the Euclidean metric or not): the rules after the choice alone.
-    from metric_learn_scml._selection import BetaSelection
-    monkeypatch.setattr(SCML_Supervised, "_choose_beta", lambda self, X, y: (
-        BetaSelection(beta, np.array([beta]), np.array([0.0]),
-                      np.array([0.0]), euclidean, 0.0, 100)))
-
-
 def test_auto_beta_falls_back_where_the_metric_merges_distinct_points(
-        monkeypatch):
+        pin_auto_beta):
     # At this beta the model is of rank 2 on 3 discrete features and
     # maps distinct training points onto one, and errs more than the
     # Euclidean metric whatever the order of the training rows. The model
     # is the Euclidean one.
-    import metric_learn_scml._base as base_module
     from metric_learn_scml._selection import merges_points
     X_train, y_train, X_test, y_test = _discrete_problem(0.25, 0)
-    _pin_auto_beta(monkeypatch, 0.03)
+    pin_auto_beta(0.03)
     model = SCML_Supervised(random_state=0).fit(X_train, y_train)
     assert model.euclidean_fallback_
     np.testing.assert_array_equal(model.components_, np.eye(3))
-    monkeypatch.setattr(base_module, "merges_points", lambda *args: False)
-    merging = SCML_Supervised(random_state=0).fit(X_train, y_train)
+    # The same beta given (the fit after a choice draws what it draws) is
+    # the user's model, which never falls back: the metric it replaced.
+    merging = SCML_Supervised(beta=0.03, random_state=0).fit(X_train, y_train)
     assert not merging.euclidean_fallback_
     assert np.linalg.matrix_rank(merging.components_) < 3
     assert merges_points(X_train, merging.components_)
@@ -795,11 +786,11 @@ def test_auto_beta_falls_back_where_the_metric_merges_distinct_points(
 
 
 def test_auto_beta_with_a_basis_array_never_calls_its_model_euclidean(
-        monkeypatch):
+        pin_auto_beta):
     # The fallback needs a generated basis; with an array the flag said
     # True while the learned weights were returned.
     X_train, y_train, _, _ = _discrete_problem(0.1, 0)
-    _pin_auto_beta(monkeypatch, 1e-3, euclidean=True)
+    pin_auto_beta(1e-3, euclidean=True)
     basis = np.random.RandomState(0).randn(20, 3)
     model = SCML_Supervised(basis=basis, random_state=0).fit(X_train, y_train)
     assert model.euclidean_fallback_ is False
@@ -807,10 +798,10 @@ def test_auto_beta_with_a_basis_array_never_calls_its_model_euclidean(
 
 
 def test_auto_beta_keeps_a_metric_that_merges_nothing_on_discrete_data(
-        monkeypatch):
+        pin_auto_beta):
     from metric_learn_scml._selection import merges_points
     X_train, y_train, _, _ = _discrete_problem(0.1, 0)
-    _pin_auto_beta(monkeypatch, 1e-3)
+    pin_auto_beta(1e-3)
     model = SCML_Supervised(random_state=0).fit(X_train, y_train)
     assert not model.euclidean_fallback_
     assert model.n_active_basis_ > 0
@@ -1281,10 +1272,10 @@ def test_verbose_reports_every_stage_and_fit_stages_keeps_them(wine, capsys):
     assert [stage["stage"] for stage in quiet.fit_stages_] == names
 
 
-def test_verbose_names_a_fallback_and_its_reason(wine_split, monkeypatch,
+def test_verbose_names_a_fallback_and_its_reason(wine_split, pin_auto_beta,
                                                  capsys):
     X_train, _, y_train, _ = wine_split
-    _pin_auto_beta(monkeypatch, 1e6)
+    pin_auto_beta(1e6)
     model = SCML_Supervised(verbose=True, random_state=0).fit(X_train, y_train)
     assert model.euclidean_fallback_
     note = model.fit_stages_[-1]
