@@ -111,6 +111,7 @@ def test_lda_basis_with_duplicate_points_has_no_nan():
 
 @pytest.mark.parametrize("block_bytes", [2 ** 20, 64])  # one block, many
 def test_distinct_elements_drops_repeats_up_to_sign(monkeypatch, block_bytes):
+    # A test of the private blocking itself (1 MiB blocks otherwise).
     monkeypatch.setattr(arrays_module, "CHUNK_BYTES", block_bytes)
     rng = np.random.RandomState(0)
     # 20 elements, then their repeats past the first block of 16 rows
@@ -190,7 +191,8 @@ def test_region_blocks_change_no_direction(monkeypatch, n_features):
     triplets = triplets_from_labels(X, y, 3, 5)
     whole = (lda_basis(X, y, 60, random_state=0),
              triplet_basis(X, triplets, 60, random_state=0))
-    # one region per block
+    # one region per block: a test of the private blocking itself, whose
+    # blocks hold 4M elements otherwise
     monkeypatch.setattr(basis_module, "REGION_BLOCK_ELEMENTS", 1)
     blocked = (lda_basis(X, y, 60, random_state=0),
                triplet_basis(X, triplets, 60, random_state=0))
@@ -226,17 +228,16 @@ def test_many_features_basis_peak_is_set_by_the_data():
     assert peak < 150e6
 
 
-def test_region_centres_use_minibatch_kmeans_from_the_threshold(monkeypatch):
-    X = np.random.RandomState(5).randn(300, 4)
-    below = basis_module.region_centres(X, 6, random_state=0)
-    np.testing.assert_array_equal(
-        below, KMeans(6, n_init=1, random_state=0).fit(X).cluster_centers_)
-    monkeypatch.setattr(basis_module, "MINIBATCH_MIN_SAMPLES", 300)
+def test_region_centres_use_minibatch_kmeans_from_the_threshold():
+    X = np.random.RandomState(5).randn(basis_module.MINIBATCH_MIN_SAMPLES, 4)
+    below = basis_module.region_centres(X[:-1], 6, random_state=0)
+    np.testing.assert_array_equal(below, KMeans(
+        6, n_init=1, random_state=0).fit(X[:-1]).cluster_centers_)
     above = basis_module.region_centres(X, 6, random_state=0)
     np.testing.assert_array_equal(above, MiniBatchKMeans(
         6, n_init=1, random_state=0).fit(X).cluster_centers_)
     # a basis built on mini-batch regions is a basis
-    y = np.random.RandomState(6).randint(0, 3, 300)
+    y = np.random.RandomState(6).randint(0, 3, X.shape[0])
     basis = lda_basis(X, y, 12, random_state=0)
     assert basis.shape[1] == 4
     np.testing.assert_allclose(np.linalg.norm(basis, axis=1), 1)

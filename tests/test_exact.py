@@ -269,6 +269,8 @@ def test_highs_model_without_standard_output(monkeypatch):
     def no_descriptor(fd):
         raise OSError(9, "Bad file descriptor")
 
+    # A test of the private start-up of HiGHS itself: it runs once per
+    # process, so the flag is reset to run it again here.
     monkeypatch.setattr(exact_module, "_HIGHS_STARTED", False)
     monkeypatch.setattr(exact_module.os, "dup", no_descriptor)
     monkeypatch.setattr(exact_module.sys, "stdout", None)

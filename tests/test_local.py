@@ -109,6 +109,8 @@ def test_embedding_arpack_path_matches_dense():
 
 @pytest.mark.parametrize("block_elements", [1 << 21, 50])  # one block, many
 def test_squared_distances_in_blocks(monkeypatch, block_elements):
+    # A test of the private blocking itself: many blocks need a block size
+    # no public parameter sets (16 MiB of distances per block).
     monkeypatch.setattr(embedding_module, "_DISTANCE_BLOCK_ELEMENTS",
                         block_elements)
     X = np.random.RandomState(2).randn(37, 4)
@@ -206,7 +208,8 @@ def test_local_kkt_residual_is_the_gradient_of_the_objective(iris,
     expected = np.linalg.norm(numeric, axis=0).max()
     pairs, triplet_pairs = pair_index(triplets)
     differences = SquaredDifferences(P, pairs, max_bytes=0)
-    # Several blocks of triplets, summed.
+    # Several blocks of triplets, summed: a test of the private blocking,
+    # whose 1 MiB blocks a problem small enough to differentiate fills once.
     monkeypatch.setattr(solvers, "chunk_rows", lambda n_columns: 7)
     residual = local_kkt_residual(differences, triplet_pairs, triplets[:, 0],
                                   embedding, coef, beta)

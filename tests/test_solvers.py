@@ -283,6 +283,8 @@ def test_factored_projections_give_the_same_differences():
 def test_large_data_are_never_projected(monkeypatch):
     import metric_learn_scml._solvers as solvers
     from metric_learn_scml._solvers import FactoredProjections
+    # A test of the private switch itself: the real one is at 1 GiB of
+    # projections, beyond a unit test's data.
     monkeypatch.setattr(solvers, "PROJECTION_BYTES", 1000)
     rng = np.random.RandomState(0)
     X = rng.randn(200, 3)

@@ -8,7 +8,6 @@ from sklearn.datasets import make_blobs
 from sklearn.neighbors import KNeighborsTransformer, NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 
-import metric_learn_scml._triplets as triplets_module
 from metric_learn_scml._triplets import (APPROXIMATE_MIN_SAMPLES,
                                          AUTO_INDEX_WIDTH, distinct_rows,
                                          graph_neighbours, pair_index,
@@ -262,9 +261,9 @@ def test_sampled_anchors_with_duplicates_never_target_themselves():
 
 def test_auto_without_pynndescent_searches_exactly(monkeypatch):
     X, y = class_sizes_dataset()
-    monkeypatch.setattr(triplets_module, "APPROXIMATE_MIN_SAMPLES", 10)
     monkeypatch.setitem(sys.modules, "pynndescent", None)   # not installed
-    assert resolve_neighbors("auto", len(X)) is None
+    assert resolve_neighbors("auto", APPROXIMATE_MIN_SAMPLES) is None
+    # (triplets_from_labels resolves 'auto' by resolve_neighbors alone.)
     np.testing.assert_array_equal(
         triplets_from_labels(X, y, neighbors="auto"), triplets_from_labels(X, y))
 
