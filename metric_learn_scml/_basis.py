@@ -342,13 +342,6 @@ def _trim(basis, n_basis):
     return basis[:n_basis] if basis.shape[0] > n_basis else basis
 
 
-# Experiment switch (issue 26 item 4), off by default and set only by
-# benchmarks/diagnostics/both_shrinkages.py: True builds every region's
-# directions twice, Ledoit-Wolf shrunk and with only RIDGE, from half as
-# many regions, and leaves the choice between them to the sparse weights.
-BOTH_SHRINKAGES = False
-
-
 def lda_basis(X, y, n_basis, random_state=None):
     """Local discriminative basis from labels (the paper's construction).
 
@@ -382,10 +375,8 @@ def lda_basis(X, y, n_basis, random_state=None):
     n_features = X.shape[1]
     num_eig = min(classes.shape[0] - 1, n_features)
     scales = neighbourhood_scales(n_features)
-    shrinks = (True, False) if BOTH_SHRINKAGES else (True,)
     centres = region_centres(
-        X, math.ceil(n_basis / (len(scales) * num_eig * len(shrinks))),
-        random_state)
+        X, math.ceil(n_basis / (len(scales) * num_eig)), random_state)
 
     # Neighbours of every centre within every class, once, at the largest
     # scale; each scale uses the first J of them.
@@ -403,7 +394,7 @@ def lda_basis(X, y, n_basis, random_state=None):
         index = np.concatenate([n[:, :s] for n, s in zip(neighbours, sizes)],
                                axis=1)
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        directions = {shrink: [] for shrink in shrinks}
+        directions = []
         for block in region_blocks(index.shape[0], index.shape[1], n_features):
             points = X[index[block]]            # (regions, m, features)
             class_means = (np.add.reduceat(points, starts, axis=1)
@@ -412,14 +403,9 @@ def lda_basis(X, y, n_basis, random_state=None):
             within = points - np.repeat(class_means, sizes, axis=1)
             between = ((class_means - region_mean[:, None, :])
                        * np.sqrt(sizes)[None, :, None])
-            for shrink in shrinks:
-                directions[shrink].append(discriminant_directions(
-                    within, np.swapaxes(between, 1, 2), num_eig, shrink=shrink,
-                    unit_rows=False))
-        # Each kind cut on its own: the ridge-only rows are larger by about
-        # the ratio of the two ridges.
-        bases += [unit_nonzero_rows(np.concatenate(found))
-                  for found in directions.values()]
+            directions.append(discriminant_directions(
+                within, np.swapaxes(between, 1, 2), num_eig, unit_rows=False))
+        bases.append(unit_nonzero_rows(np.concatenate(directions)))
     return _trim(np.concatenate(bases), n_basis)
 
 
