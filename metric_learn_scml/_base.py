@@ -7,7 +7,7 @@ How data flows from ``fit`` to ``components_``:
    :func:`triplet_problem` for triplets; both take optional tasks).
 2. The problem is a set of points ``X``, index triplets into them grouped
    by task (``task_offsets``) and a basis: the user's array, or the union
-   of one generated basis per task (:func:`._basis.union_basis`; a single
+   of one generated basis per task (:func:`._basis.task_basis_size`; a single
    task for the global and local models).
 3. :meth:`_SCMLEstimator._solve` runs the solver on the data at unit scale
    (:func:`._solvers.rda`, then the exact phase of :mod:`._exact` for one
@@ -29,13 +29,14 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._arrays import centred, largest_magnitude
-from ._basis import default_n_basis, labels_basis, triplet_basis, union_basis
-from ._exact import EXACT_GAP_TOL, TripletProblem, beta_max, exact_phase
+from ._basis import (default_n_basis, distinct_elements, labels_basis,
+                     task_basis_size, triplet_basis)
+from ._exact import EXACT_GAP_TOL, beta_max, exact_phase
 from ._exact_group import exact_group_phase
 from ._progress import FitLog
 from ._selection import PathSettings, merges_points, select_beta
-from ._solvers import (components_from_weights, rda, rda_state_for,
-                       scaled_differences)
+from ._problem import HingeProblem, scaled_differences
+from ._solvers import components_from_weights, rda, rda_state_for
 from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
 from ._validation import (ArrayLike, HasMethods, Interval, Options,
                           PointIndexer, check_basis_array,
@@ -225,11 +226,14 @@ class _SCMLEstimator(_MetricLearner):
                 else int(self.n_basis))
 
     def _make_basis(self, n_features, build, n_tasks=1):
-        """The ``basis`` array, or the union of ``build(task, n_basis)``."""
+        """The ``basis`` array, or the union of ``build(task, n_basis)``
+        over the tasks, each element once (:func:`._basis.task_basis_size`)."""
         if not isinstance(self.basis, str):
             return check_basis_array(self.basis, n_features, self.n_basis)
-        return union_basis(build, n_tasks, self._n_basis(n_features),
-                           n_features, shared_budget=self.n_basis is None)
+        n_basis = task_basis_size(n_tasks, self._n_basis(n_features),
+                                  n_features, self.n_basis is None)
+        return distinct_elements(np.concatenate(
+            [build(task, n_basis) for task in range(n_tasks)]))
 
     def _exact(self, n_triplets):
         """Whether the fit takes RDA's result to the exact optimum.
@@ -347,7 +351,7 @@ class _SCMLEstimator(_MetricLearner):
             # beta_max: the smallest beta that keeps no element (0 when no
             # element lowers the loss of these triplets at all).
             if self.beta_ > 0 and n_tasks == 1 and beta_max(
-                    TripletProblem(differences, triplet_pairs)) > 0:
+                    HingeProblem(differences, triplet_pairs)) > 0:
                 cause = (
                     "%s=%g is too large for this data; decrease it, or "
                     "standardise the features (the hinge loss has a unit "

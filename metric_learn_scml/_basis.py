@@ -482,25 +482,24 @@ def default_n_basis(n_features):
 
 
 # Task bases a default (n_basis=None) union holds in full; more tasks share
-# that budget (see union_basis).
+# that budget (see task_basis_size).
 MAX_DEFAULT_TASKS = 4
 
 
-def union_basis(build, n_tasks, n_basis, n_features, shared_budget=True):
-    """The union of one basis per task, each element kept once.
+def task_basis_size(n_tasks, n_basis, n_features, shared_budget=True):
+    """The size of each task's basis in a union of ``n_tasks`` of them.
 
-    ``build(task, n)`` gives task ``task``'s basis of ``n`` elements. With
-    ``shared_budget`` (the default size), more than ``MAX_DEFAULT_TASKS``
-    tasks share the budget of that many: ``max(n_features, ceil(4 * n_basis
-    / n_tasks))`` each, since every solver step and the pair table cost
-    ``T x`` the union's size, and a full basis per task would make the fit
-    grow as ``T**2``. The union is a set (:func:`distinct_elements`): an
-    element that two task bases share appears once, at its first place.
+    With ``shared_budget`` (the default size), more than
+    ``MAX_DEFAULT_TASKS`` tasks share the budget of that many:
+    ``max(n_features, ceil(4 * n_basis / n_tasks))`` each, since every
+    solver step and the pair table cost ``T x`` the union's size, and a
+    full basis per task would make the fit grow as ``T**2``. The union is
+    a set (:func:`distinct_elements`): an element that two task bases share
+    appears once, at its first place.
     """
     if shared_budget and n_tasks > MAX_DEFAULT_TASKS:
-        n_basis = max(n_features, -(-MAX_DEFAULT_TASKS * n_basis // n_tasks))
-    return distinct_elements(np.concatenate(
-        [build(task, n_basis) for task in range(n_tasks)]))
+        return max(n_features, -(-MAX_DEFAULT_TASKS * n_basis // n_tasks))
+    return n_basis
 
 
 def labels_basis(kind, X, y, rows, triplets, n_basis, random_state=None):

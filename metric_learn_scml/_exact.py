@@ -60,8 +60,9 @@ from scipy.linalg import eigh
 from scipy.optimize import linprog
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-from ._solvers import (SolverResult, SquaredDifferences, report,
+from ._problem import (HingeProblem, SquaredDifferences, pair_coefficients,
                        triplet_scale)
+from ._solvers import SolverResult, report
 
 # Triplets whose margin 1 + g.w is within MARGIN_BAND of 0 at the start are
 # the LP's rows (the others are folded in or left out, and checked after
@@ -90,63 +91,6 @@ DENSE_EIGEN_FEATURES = 500
 # Relative zero of the weights HiGHS returns (its feasibility tolerance is
 # 1e-7): smaller basic values are rounding, not elements of the model.
 ZERO_WEIGHT = 1e-9
-
-
-class TripletProblem:
-    """The triplet vectors of SCML-Global, gathered by rows and columns.
-
-    ``rows(ids, columns)`` is a block of :math:`G`, ``margins(w)`` the
-    vector :math:`1 + G w` and ``gradient(ids, alpha)`` the product
-    :math:`G^T \alpha` for ``alpha`` supported on ``ids``, all from a
-    :class:`~metric_learn_scml._solvers.SquaredDifferences`: nothing of
-    size ``N x K`` is formed beyond its own table. Everything is divided
-    by ``scale`` (the rescaled units of :func:`~metric_learn_scml._solvers.rda`,
-    in which the entries of :math:`g` are of order one).
-    """
-
-    def __init__(self, differences, triplet_pairs, scale=1.0):
-        self.differences = differences
-        self.triplet_pairs = triplet_pairs
-        self.scale = scale
-        self.n_triplets = triplet_pairs.shape[0]
-        self.n_basis = differences.n_features
-
-    def rows(self, ids, columns=None):
-        """:math:`G` on rows ``ids`` (and ``columns``), float64."""
-        both = self.differences.rows(self.triplet_pairs[ids])
-        if columns is not None:
-            both = both[..., columns]
-        return (both[:, 0].astype(float) - both[:, 1]) / self.scale
-
-    def margins(self, weights):
-        distances = self.differences.distances(weights)[0] / self.scale
-        return (1.0 + distances[self.triplet_pairs[:, 0]]
-                - distances[self.triplet_pairs[:, 1]])
-
-    def gradient(self, ids, alpha):
-        r""":math:`G^T \alpha` for ``alpha`` on rows ``ids``, shape (K,).
-
-        A triplet's vector is the difference of its two pairs' rows, so the
-        product is :math:`\sum_p \kappa_p s_p` over the pairs with a
-        non-zero coefficient :math:`\kappa_p`.
-        """
-        return (self.differences.weighted_sum(
-            pair_coefficients(self.triplet_pairs, ids, alpha,
-                              self.differences.pairs.shape[0]))
-                / self.scale)
-
-    def objective(self, weights, beta):
-        """:math:`P(w)` in the rescaled units (``beta`` rescaled too)."""
-        return (np.maximum(self.margins(weights), 0.0).mean()
-                + beta * weights.sum())
-
-
-def pair_coefficients(triplet_pairs, ids, alpha, n_pairs):
-    """Per pair, the ``alpha`` of the triplets (``ids``) whose target pair it
-    is, less that of those whose impostor pair it is."""
-    chosen = triplet_pairs[ids]
-    return (np.bincount(chosen[:, 0], alpha, n_pairs)
-            - np.bincount(chosen[:, 1], alpha, n_pairs))
 
 
 def _restricted_lp(rows, costs, bound, n_triplets):
@@ -414,31 +358,23 @@ def working_set_lp(problem):
 
 
 def duality_gap(problem, weights, beta, row_ids=None, alpha=None):
-    r"""The duality gap of ``weights``: an upper bound on :math:`P(w) - P^*`.
-
-    The dual point is ``alpha`` on ``row_ids`` (default: the hinge
-    subgradient :math:`\alpha_c = 1/N` on the triplets with positive
-    margin), scaled by :math:`\min(1, \beta / \max_k -(G^T\alpha)_k)` so that
-    it is dual feasible. Both objectives are computed on every triplet and
-    every element.
+    r""":meth:`~metric_learn_scml._problem.HingeProblem.duality_gap` with the
+    dual point given, and returned, as its support ``row_ids`` and values
+    ``alpha`` (default: the hinge subgradient).
 
     Returns
     -------
     gap : float
-        :math:`P(w) - D(\alpha) \ge 0` (in the units of ``problem``).
     row_ids, alpha : ndarray
-        The feasible dual point: its support and values.
+        The feasible dual point.
     """
-    margins = problem.margins(weights)
-    primal = np.maximum(margins, 0.0).mean() + beta * weights.sum()
-    if alpha is None:
-        row_ids = np.flatnonzero(margins > 0)
-        alpha = np.full(row_ids.shape[0], 1.0 / problem.n_triplets)
-    if row_ids.shape[0]:
-        worst = -problem.gradient(row_ids, alpha).min()
-        if worst > beta:
-            alpha = alpha * (beta / worst)
-    return max(primal - alpha.sum(), 0.0), row_ids, alpha
+    dense = None
+    if alpha is not None:
+        dense = np.zeros(problem.n_triplets)
+        dense[row_ids] = alpha
+    gap, _, dense = problem.duality_gap(weights, beta, dense)
+    row_ids = np.flatnonzero(dense)
+    return gap, row_ids, dense[row_ids]
 
 
 def exact_weights(problem, beta, start, max_rounds=100, lp=None):
@@ -446,7 +382,7 @@ def exact_weights(problem, beta, start, max_rounds=100, lp=None):
 
     Parameters
     ----------
-    problem : TripletProblem
+    problem : HingeProblem
     beta : float
         In the units of ``problem``.
     start : ndarray of shape (K,)
@@ -485,7 +421,7 @@ def exact_weights(problem, beta, start, max_rounds=100, lp=None):
     full = np.full(n_triplets, 1.0 / n_triplets)
     in_columns = weights > 0
     _add_columns(in_columns, beta + problem.gradient(
-        np.flatnonzero(margins > 0), full[margins > 0]))
+        full[margins > 0], np.flatnonzero(margins > 0))[0])
     # No optimum has a weight above 1 / beta (beta sum(w) <= F(w) <= F(0)
     # = 1), so this bound cuts none; it keeps the LP bounded while folded
     # rows, taken as linear, would reward growing a weight without end.
@@ -499,7 +435,7 @@ def exact_weights(problem, beta, start, max_rounds=100, lp=None):
         in_lp = lp.set_rows(explicit)
         folded = (margins > MARGIN_BAND) & ~in_lp
         folded_ids = np.flatnonzero(folded)
-        costs = beta + problem.gradient(folded_ids, full[folded_ids])
+        costs = beta + problem.gradient(full[folded_ids], folded_ids)[0]
         weights, row_ids, alpha = lp.solve(in_columns, costs, bound)
         in_columns[lp.elements] = True
         margins = problem.margins(weights)
@@ -513,7 +449,7 @@ def exact_weights(problem, beta, start, max_rounds=100, lp=None):
         row_ids = np.concatenate([row_ids, folded_ids])
         alpha = np.concatenate([alpha, full[folded_ids]])
         added = _add_columns(in_columns,
-                             beta + problem.gradient(row_ids, alpha))
+                             beta + problem.gradient(alpha, row_ids)[0])
         if not wrong.any() and not added:
             return (weights, n_rounds) + duality_gap(problem, weights, beta,
                                                      row_ids, alpha)
@@ -638,7 +574,7 @@ def exact_phase(X, basis, differences, triplet_pairs, result, beta,
     weights = result.weights[0] * scale
     added = 0
     while True:
-        problem = TripletProblem(differences, triplet_pairs, scale)
+        problem = HingeProblem(differences, triplet_pairs, scale=scale)
         try:
             weights, n_rounds, gap, row_ids, alpha = exact_weights(
                 problem, beta / scale, weights)
@@ -683,9 +619,8 @@ def beta_max(problem):
     ``alpha_max`` of scikit-learn's ``lasso_path``.) In the units of
     ``problem``; 0 when no element lowers any loss.
     """
-    everyone = np.arange(problem.n_triplets)
-    mean = problem.gradient(everyone, np.full(problem.n_triplets,
-                                              1.0 / problem.n_triplets))
+    mean = problem.gradient(np.full(problem.n_triplets,
+                                    1.0 / problem.n_triplets))[0]
     return max(float(-mean.min()), 0.0)
 
 
@@ -704,7 +639,7 @@ def exact_path(problem, betas, start=None, guesses=None, lp=None):
 
     Parameters
     ----------
-    problem : TripletProblem
+    problem : HingeProblem
     betas : array-like of shape (n_betas,)
         Decreasing, in the units of ``problem``.
     start : ndarray of shape (K,), default=None

@@ -8,7 +8,7 @@ mt-SCML (Shi, Bellet and Sha, 2014) minimises, over :math:`W \in
     P(W) = \sum_{t=1}^{T} \frac{1}{N_t} \sum_{c \in C_t}
            [1 + W_t \cdot g_c]_+ \;+\; \beta \sum_{k=1}^{K} \|W_{:,k}\|_2
 
-(:func:`metric_learn_scml._solvers.objective`; SCML-Global is
+(:class:`metric_learn_scml._problem.HingeProblem`; SCML-Global is
 :math:`T = 1`). It is a second-order cone program, and nothing in the core
 dependencies solves those; this module solves it with linear programs
 (HiGHS, as :mod:`metric_learn_scml._exact`) and a small Newton system.
@@ -40,7 +40,7 @@ Exchanging min and max (the :math:`\alpha` box is compact) gives the dual
 and :math:`P(W) \ge D(\alpha)` for every feasible :math:`\alpha`. Since
 :math:`u_k(s\alpha) = s\,u_k(\alpha)`, any :math:`\alpha` in the box becomes
 feasible when scaled by :math:`\min(1, \beta / \max_k \|u_k\|_2)`
-(:func:`group_duality_gap`); the gap :math:`P(W) - D(\alpha)`, computed on
+(:meth:`~metric_learn_scml._problem.HingeProblem.duality_gap`); the gap :math:`P(W) - D(\alpha)`, computed on
 every triplet and every column, bounds :math:`P(W) - P^*`. At :math:`T = 1`
 this is the dual of :mod:`metric_learn_scml._exact` (there
 :math:`\|u_k\| \le \beta` reads :math:`\beta + (G^T\alpha)_k \ge 0`). The
@@ -107,9 +107,9 @@ from dataclasses import replace
 import numpy as np
 from scipy.optimize import linprog
 
-from ._exact import (MARGIN_BAND, MAX_NEW_COLUMNS, TripletProblem,
-                     _clean_weights)
-from ._solvers import SolverResult, report, triplet_scale
+from ._exact import MARGIN_BAND, MAX_NEW_COLUMNS, _clean_weights
+from ._problem import HingeProblem, triplet_scale
+from ._solvers import SolverResult, report
 
 # Newton's system has (support + margin triplets) unknowns and is solved
 # densely (about a second at 1,500 on one core); past this size the
@@ -119,94 +119,6 @@ MAX_NEWTON_SIZE = 1500
 
 # Two atoms of a column whose directions agree to this (cosine) are one.
 SAME_DIRECTION = 1.0 - 1e-12
-
-
-class GroupProblem:
-    r"""The triplet vectors of mt-SCML, task by task.
-
-    ``margins(W)`` is :math:`1 + W_t \cdot g_c` for every triplet,
-    ``gradient(alpha)`` the matrix :math:`V` (``T x K``) of
-    :math:`v_{tk} = \sum_{c \in C_t} \alpha_c g_{ck}`, ``rows(ids,
-    columns)`` a block of the :math:`g_c`; all in the units of ``scale``
-    (see :class:`~metric_learn_scml._exact.TripletProblem`).
-    """
-
-    def __init__(self, differences, triplet_pairs, task_offsets, scale=1.0):
-        self.triplets = TripletProblem(differences, triplet_pairs, scale)
-        self.differences = differences
-        self.triplet_pairs = triplet_pairs
-        self.task_offsets = np.asarray(task_offsets)
-        self.scale = scale
-        self.n_tasks = self.task_offsets.shape[0] - 1
-        self.n_basis = differences.n_features
-        self.task_sizes = np.diff(self.task_offsets)
-        self.tasks = np.repeat(np.arange(self.n_tasks), self.task_sizes)
-        # alpha's upper bound 1 / N_t, triplet by triplet
-        self.upper = 1.0 / self.task_sizes[self.tasks]
-
-    def rows(self, ids, columns=None):
-        return self.triplets.rows(ids, columns)
-
-    def margins(self, weights):
-        pair_offsets = self.differences.pair_offsets
-        margins = np.empty(self.tasks.shape[0])
-        for task, (first, last) in enumerate(zip(self.task_offsets[:-1],
-                                                 self.task_offsets[1:])):
-            # Grouped pairs: the task's block only (see SquaredDifferences).
-            start, stop = ((0, None) if pair_offsets is None else
-                           (pair_offsets[task], pair_offsets[task + 1]))
-            distances = self.differences.distances(
-                weights[task], start, stop)[0] / self.scale
-            own = self.triplet_pairs[first:last] - start
-            margins[first:last] = (1.0 + distances[own[:, 0]]
-                                   - distances[own[:, 1]])
-        return margins
-
-    def gradient(self, alpha):
-        r""":math:`V` of ``alpha`` (a value for every triplet), ``T x K``."""
-        result = np.zeros((self.n_tasks, self.n_basis))
-        for task in range(self.n_tasks):
-            ids = self.task_offsets[task] + np.flatnonzero(
-                alpha[self.task_offsets[task]:self.task_offsets[task + 1]])
-            if ids.shape[0]:
-                result[task] = self.triplets.gradient(ids, alpha[ids])
-        return result
-
-    def loss(self, margins):
-        """Sum over tasks of the mean hinge."""
-        return float(np.dot(np.maximum(margins, 0.0), self.upper))
-
-    def objective(self, weights, beta):
-        return (self.loss(self.margins(weights))
-                + beta * np.linalg.norm(weights, axis=0).sum())
-
-
-def group_duality_gap(problem, weights, beta, alpha=None, margins=None):
-    r"""The duality gap of ``weights``, on every triplet and column.
-
-    The dual point is ``alpha`` (one value per triplet; default: the hinge
-    subgradient, :math:`1/N_t` on the triplets past the margin), scaled by
-    :math:`\min(1, \beta / \max_k \|u_k\|_2)` into the feasible set.
-
-    Returns
-    -------
-    gap : float
-        :math:`P(W) - D(\alpha) \ge 0`.
-    primal : float
-        :math:`P(W)`.
-    alpha : ndarray of shape (n_triplets,)
-        The feasible dual point.
-    """
-    margins = problem.margins(weights) if margins is None else margins
-    primal = (problem.loss(margins)
-              + beta * np.linalg.norm(weights, axis=0).sum())
-    if alpha is None:
-        alpha = np.where(margins > 0, problem.upper, 0.0)
-    worst = np.linalg.norm(np.maximum(-problem.gradient(alpha), 0.0),
-                           axis=0).max(initial=0.0)
-    if worst > beta:
-        alpha = alpha * (beta / worst)
-    return max(primal - alpha.sum(), 0.0), primal, alpha
 
 
 class Atoms:
@@ -349,7 +261,7 @@ def _refine(problem, beta, weights, alpha, tol, max_passes=8):
         alpha = np.where(past, upper, 0.0)
         alpha[rows] = np.clip(a, 0.0, 1.0) * upper[rows]
         margins = problem.margins(weights)
-        gap, primal, feasible = group_duality_gap(problem, weights, beta,
+        gap, primal, feasible = problem.duality_gap(weights, beta,
                                                   alpha, margins)
         if best is None or gap < best[2]:
             best = (weights, feasible, gap, primal)
@@ -402,7 +314,7 @@ def exact_group_weights(problem, beta, start, tol=1e-6, max_rounds=100,
 
     Parameters
     ----------
-    problem : GroupProblem
+    problem : HingeProblem
     beta : float
         In the units of ``problem``.
     start : ndarray of shape (T, K)
@@ -430,7 +342,7 @@ def exact_group_weights(problem, beta, start, tol=1e-6, max_rounds=100,
     weights = np.array(start, dtype=float)
     margins = problem.margins(weights)
     alpha = np.where(margins > 0, upper, 0.0)
-    _, best_value, dual = group_duality_gap(problem, weights, beta, alpha,
+    _, best_value, dual = problem.duality_gap(weights, beta, alpha,
                                             margins)
     best = weights
     # Rows: explicit near the margin, folded well past it, left out well
@@ -465,7 +377,7 @@ def exact_group_weights(problem, beta, start, tol=1e-6, max_rounds=100,
         weights = atoms.weights(amounts, n_basis)
         alpha[row_ids] = a * upper[row_ids]
         margins = problem.margins(weights)
-        gap, value, feasible = group_duality_gap(problem, weights, beta,
+        gap, value, feasible = problem.duality_gap(weights, beta,
                                                  alpha, margins)
         if feasible.sum() > dual.sum():
             dual = feasible
@@ -543,7 +455,7 @@ def exact_group_phase(differences, triplet_pairs, task_offsets, result, beta,
         ``converged=False``.
     """
     scale = triplet_scale(differences, triplet_pairs, random_state)
-    problem = GroupProblem(differences, triplet_pairs, task_offsets, scale)
+    problem = HingeProblem(differences, triplet_pairs, task_offsets, scale)
 
     def report_round(n_round, value, n_active, gap, n_rows, n_atoms):
         report(name, verbose, "exact phase, round %d: objective %.6f, %d "
@@ -555,7 +467,7 @@ def exact_group_phase(differences, triplet_pairs, task_offsets, result, beta,
             problem, beta / scale, result.weights * scale, tol, max_iter,
             report_round)
     except RuntimeError as error:
-        gap = group_duality_gap(problem, result.weights * scale,
+        gap = problem.duality_gap(result.weights * scale,
                                 beta / scale)[0]
         report(name, verbose, "exact phase failed (%s): RDA's point kept, "
                "duality gap %.3g" % (error, gap))

@@ -29,9 +29,9 @@ from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.utils import check_random_state
 
 from ._basis import labels_basis
-from ._exact import TripletProblem, beta_max, exact_path
-from ._solvers import (components_from_weights, rda_path, scaled_differences,
-                       triplet_scale)
+from ._exact import beta_max, exact_path
+from ._problem import HingeProblem, scaled_differences, triplet_scale
+from ._solvers import components_from_weights, rda_path
 from ._triplets import pair_index, triplets_from_labels
 
 # The grid: N_BETAS values from BETA_RATIO_HIGH to BETA_RATIO_LOW times
@@ -49,7 +49,7 @@ class LabelledPath:
 
     Builds the triplets (``k_genuine`` x ``k_impostor`` per point), the
     table of squared differences at unit scale and the rescaled
-    :class:`~metric_learn_scml._exact.TripletProblem`; :meth:`solve` maps
+    :class:`~metric_learn_scml._problem.HingeProblem`; :meth:`solve` maps
     :math:`\\beta` and weights between the user's units and the problem's.
     ``basis`` is an array, or a function of the triplets that builds it
     (``'triplet_diffs'``, :func:`path_basis`); ``self.basis`` is the
@@ -67,8 +67,8 @@ class LabelledPath:
         self.differences, self.unit = scaled_differences(X, basis, pairs)
         self.scale = scale = triplet_scale(self.differences,
                                            self.triplet_pairs, random_state)
-        self.problem = TripletProblem(self.differences, self.triplet_pairs,
-                                      scale)
+        self.problem = HingeProblem(self.differences, self.triplet_pairs,
+                                    scale=scale)
         # user's weights = problem's * factor; user's beta = problem's / factor
         self.factor = self.unit ** 2 / scale
         self.basis = basis
@@ -92,9 +92,8 @@ class LabelledPath:
     def objectives(self, betas, weights):
         """The objective of each row of ``weights`` (user's units) at its
         beta, in the problem's units (those of :meth:`solve`'s gaps)."""
-        return np.array([self.problem.objective(w / self.factor,
-                                                b * self.factor)
-                         for b, w in zip(betas, weights)])
+        return self.problem.objectives(np.asarray(weights) / self.factor,
+                                       np.asarray(betas) * self.factor)
 
     def solve(self, betas, start=None, guesses=None):
         """Optimal weights (user's units) for decreasing ``betas``, and gaps.

@@ -1,33 +1,8 @@
 r"""Solvers for the SCML objectives, shared by the global and multi-task models.
 
-Notation (Shi, Bellet and Sha, 2014): data :math:`X` (``n x D``), basis
-:math:`B` (``K x D``), projections :math:`P = X B^T`. For weights
-:math:`w \ge 0` the learned squared distance is
-
-.. math:: d_w(x_i, x_j) = \sum_k w_k (P_{ik} - P_{jk})^2,
-
-and a triplet :math:`(i, j, k)` ("x_j is closer to x_i than x_k is") has
-the :math:`K`-vector
-
-.. math:: g_{ijk} = (P_i - P_j)^2 - (P_i - P_k)^2
-
-so that its hinge loss is :math:`[1 + w \cdot g_{ijk}]_+`. Nothing here
-builds a ``D x D`` matrix per triplet.
-
-Multi-task SCML (mt-SCML) learns one weight row per task,
-:math:`W \in \mathbb{R}_+^{T \times K}`, and minimises
-
-.. math::
-
-    F(W) = \sum_{t=1}^{T} \frac{1}{|C_t|} \sum_{(i,j,k) \in C_t}
-           [1 + W_t \cdot g_{ijk}]_+ \;+\; \beta \sum_{k=1}^{K} \|W_{:,k}\|_2 .
-
-SCML-Global is the case :math:`T = 1`, where the group norm of a column is
-the absolute value of its single entry, so the penalty is
-:math:`\beta \|w\|_1`.
-
-Both are solved by regularized dual averaging (RDA, Xiao 2010), as in the
-paper: with :math:`\bar G_t` the average of the stochastic (sub)gradients of
+The objective :math:`P(W)` of mt-SCML (SCML-Global is :math:`T = 1`) and
+its notation are those of :mod:`metric_learn_scml._problem`. Both are
+solved by regularized dual averaging (RDA, Xiao 2010), as in the paper: with :math:`\bar G_t` the average of the stochastic (sub)gradients of
 the loss term up to step :math:`t`,
 
 .. math::
@@ -55,12 +30,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 
-from ._arrays import centred, chunk_rows, unit_scale
-
-# Memory allowed for the table of squared differences of every distinct pair
-# (see SquaredDifferences). Letters with 3,000 points x 13 pairs and 1,000
-# basis elements needs 156 MB in float32.
-PAIR_TABLE_BYTES = 512 * 2 ** 20
+from ._arrays import chunk_rows
+from ._problem import HingeProblem, triplet_scale
 
 def group_soft_threshold(values, threshold, nonnegative=False):
     r"""Proximal operator of the column-wise group norm, optionally on W >= 0.
@@ -96,189 +67,6 @@ def group_soft_threshold(values, threshold, nonnegative=False):
     scale = np.maximum(norms - threshold, 0.0) / np.maximum(
         norms, np.finfo(float).tiny)
     return shrunk * scale
-
-
-# The most bytes the projections P = X B^T may take (n x K float64); beyond
-# (a million points on 1,000 elements would take 8 GB), P is never formed
-# and the differences of pairs are projected instead (FactoredProjections,
-# chosen by scaled_differences).
-PROJECTION_BYTES = 1 << 30
-
-
-class FactoredProjections:
-    """:math:`P = X B^T` kept as its factors, for data too large to project.
-
-    Indexing rows gives ``X[rows] @ B.T``; ``[:, columns]`` gives the
-    factored projections on those elements; :meth:`differences` gives
-    :math:`P_a - P_b = (X_a - X_b) B^T` with one product. Memory is that
-    of ``X`` and ``B``.
-    """
-
-    def __init__(self, points, basis):
-        self.points = points
-        self.basis = basis
-        self.shape = (points.shape[0], basis.shape[0])
-
-    def __getitem__(self, index):
-        if isinstance(index, tuple):
-            rows, columns = index
-            if not (isinstance(rows, slice) and rows == slice(None)):
-                raise IndexError("FactoredProjections takes [rows] or "
-                                 "[:, columns]")
-            return FactoredProjections(self.points, self.basis[columns])
-        return self.points[index] @ self.basis.T
-
-    def differences(self, first, second):
-        return (self.points[first] - self.points[second]) @ self.basis.T
-
-
-class SquaredDifferences:
-    r"""Rows :math:`s_{ab} = (P_a - P_b)^2` (elementwise) for a set of pairs.
-
-    The triplet vector is :math:`g_{ijk} = s_{ij} - s_{ik}` and a squared
-    distance is :math:`d_w(x_a, x_b) = s_{ab} \cdot w`. The rows are kept as
-    one float32 table when it fits in ``max_bytes`` (a mini-batch is then two
-    row gathers, the distances of all pairs one matrix-vector product), and
-    recomputed from the projections otherwise.
-
-    Parameters
-    ----------
-    projections : ndarray of shape (n_points, K) or FactoredProjections
-    pairs : ndarray of shape (n_pairs, 2) of int
-    max_bytes : int, default=PAIR_TABLE_BYTES
-    pair_offsets : ndarray of shape (T + 1,), default=None
-        When the pairs are grouped by task (``pair_index(triplets,
-        task_offsets)``): task ``t``'s are rows ``pair_offsets[t]`` to
-        ``pair_offsets[t + 1]``, and :func:`objective` computes each task's
-        distances on its block only.
-    """
-
-    def __init__(self, projections, pairs, max_bytes=PAIR_TABLE_BYTES,
-                 pair_offsets=None):
-        self.projections = projections
-        self.pairs = pairs
-        self.n_features = projections.shape[1]
-        self.pair_offsets = pair_offsets
-        self.table = None
-        if pairs.shape[0] * projections.shape[1] * 4 <= max_bytes:
-            self.table = np.empty((pairs.shape[0], self.n_features),
-                                  dtype=np.float32)
-            chunk = chunk_rows(self.n_features)
-            for start in range(0, pairs.shape[0], chunk):
-                self.table[start:start + chunk] = self._compute(
-                    pairs[start:start + chunk])
-
-    def _compute(self, pairs, projections=None):
-        """Squared differences of ``pairs`` of rows of ``projections``
-        (default: all the basis' projections)."""
-        projections = self.projections if projections is None else projections
-        if isinstance(projections, FactoredProjections):
-            difference = projections.differences(pairs[..., 0], pairs[..., 1])
-        else:
-            difference = (projections[pairs[..., 0]]
-                          - projections[pairs[..., 1]])
-        return np.square(difference, out=difference)
-
-    def rows(self, pair_ids):
-        """The rows of the given pairs, shape ``pair_ids.shape + (K,)``."""
-        if self.table is not None:
-            # take: a third faster than fancy indexing for scattered rows
-            return np.take(self.table, pair_ids, axis=0)
-        return self._compute(self.pairs[pair_ids])
-
-    def distances(self, weights, start=0, stop=None):
-        """Squared distances of pairs ``start:stop`` under each row of ``weights``.
-
-        ``weights`` has shape (T, K) (or (K,)); the result (T, n) holds
-        the distances of all the pairs, or of the block asked for.
-        """
-        weights = np.atleast_2d(weights)
-        stop = self.pairs.shape[0] if stop is None else stop
-        if self.table is not None:
-            block = self.table[start:stop]
-            return (block @ weights.T.astype(np.float32)).T.astype(float)
-        # Without a table, a sparse w (the usual case) is computed on the
-        # projections of its active columns, copied once; near-dense
-        # weights skip the copy (zero columns add 0).
-        active = np.flatnonzero(weights.any(axis=0))
-        projections = None
-        if active.size <= 0.75 * self.n_features:
-            weights = weights[:, active]
-            projections = (self.projections[:, active]
-                           if isinstance(self.projections, FactoredProjections)
-                           else np.take(self.projections, active, axis=1))
-        out = np.empty((weights.shape[0], stop - start))
-        chunk = chunk_rows(weights.shape[1])
-        for first in range(start, stop, chunk):
-            block = self._compute(self.pairs[first:min(first + chunk, stop)],
-                                  projections)
-            out[:, first - start:first - start + block.shape[0]] = weights @ block.T
-        return out
-
-    def weighted_sum(self, coefficients):
-        r""":math:`\sum_p c_p s_p` over all pairs, shape (K,).
-
-        Computed in blocks, over the pairs with a non-zero coefficient only.
-        """
-        used = np.flatnonzero(coefficients)
-        total = np.zeros(self.n_features)
-        chunk = chunk_rows(self.n_features)
-        for start in range(0, used.shape[0], chunk):
-            block = used[start:start + chunk]
-            total += coefficients[block] @ self.rows(block).astype(float)
-        return total
-
-
-def scaled_differences(X, basis, pairs, unit=None, **kwargs):
-    """``SquaredDifferences`` of ``X`` at unit scale, and the factor ``f``.
-
-    The rows are ``f**2`` times those of ``X`` (see :func:`unit_scale`):
-    a solver's weights on them are ``1 / f**2`` times the user's. A given
-    ``unit`` is used instead (later batches of ``partial_fit`` keep the
-    first one's).
-    """
-    X = centred(X)
-    unit = unit_scale(X) if unit is None else unit
-    if X.shape[0] * basis.shape[0] * 8 > PROJECTION_BYTES:
-        return SquaredDifferences(FactoredProjections(X * unit, basis), pairs,
-                                  **kwargs), unit
-    return SquaredDifferences(X @ (basis.T * unit), pairs, **kwargs), unit
-
-
-def objective(differences, triplet_pairs, task_offsets, weights, beta):
-    r"""The mt-SCML objective :math:`F(W)` (SCML-Global when T = 1).
-
-    Parameters
-    ----------
-    differences : SquaredDifferences
-    triplet_pairs : ndarray of shape (n_triplets, 2) of int
-        (target pair, impostor pair) of each triplet, grouped by task: task
-        ``t`` owns rows ``task_offsets[t]:task_offsets[t + 1]``.
-    task_offsets : ndarray of shape (T + 1,)
-    weights : ndarray of shape (T, K), non-negative
-    beta : float
-
-    Returns
-    -------
-    total : float
-        :math:`F(W)`.
-    loss : float
-        Its loss term (sum over tasks of the mean hinge).
-    """
-    offsets = differences.pair_offsets
-    loss = 0.0
-    for task in range(weights.shape[0]):
-        # Pairs grouped by task: the task's block, under its own row of W;
-        # otherwise every pair.
-        start, stop = ((0, None) if offsets is None
-                       else (offsets[task], offsets[task + 1]))
-        task_distances = differences.distances(weights[task], start, stop)[0]
-        own = triplet_pairs[task_offsets[task]:task_offsets[task + 1]] - start
-        if own.shape[0]:
-            margins = (1.0 + task_distances[own[:, 0]]
-                       - task_distances[own[:, 1]])
-            loss += np.maximum(margins, 0).mean()
-    return loss + beta * np.linalg.norm(weights, axis=0).sum(), loss
 
 
 @dataclass
@@ -434,54 +222,6 @@ OBJECTIVE_SAMPLE_ABOVE = 1_000_000
 OBJECTIVE_SAMPLE = 200_000
 
 
-def objective_sample(differences, triplet_pairs, task_offsets, size, rng):
-    """A fixed sample of the triplets, for evaluating the objective.
-
-    Each task keeps its share of ``size`` triplets (at least one), drawn
-    without replacement; the pairs they use get their own
-    :class:`SquaredDifferences` (grouped by task as before). Returns
-    ``(differences, triplet_pairs, task_offsets)`` of the sample, for
-    :func:`objective`.
-    """
-    task_offsets = np.asarray(task_offsets)
-    sizes = np.diff(task_offsets)
-    kept = np.minimum(sizes, np.maximum(1, np.round(
-        size * sizes / max(sizes.sum(), 1)).astype(int)))
-    rows = np.concatenate([
-        start + np.sort(rng.choice(n, k, replace=False))
-        for start, n, k in zip(task_offsets[:-1], sizes, kept) if n])
-    sample = triplet_pairs[rows]
-    used, inverse = np.unique(sample, return_inverse=True)
-    pair_offsets = (None if differences.pair_offsets is None else
-                    np.searchsorted(used, differences.pair_offsets))
-    sampled = SquaredDifferences(differences.projections,
-                                 differences.pairs[used],
-                                 pair_offsets=pair_offsets)
-    return (sampled, inverse.reshape(sample.shape),
-            np.concatenate([[0], np.cumsum(np.where(sizes > 0, kept, 0))]))
-
-
-# Triplets behind triplet_scale's estimate: from one sample to the next it
-# moves by about 1 % (on the digit and newsgroup stand-ins), and it only
-# sets the solvers' units.
-SCALE_SAMPLE = 2000
-
-
-def triplet_scale(differences, triplet_pairs, random_state):
-    r"""The mean absolute entry :math:`s` of the triplet vectors :math:`g`.
-
-    Estimated on at most ``SCALE_SAMPLE`` random triplets. The solvers
-    work in units where :math:`g / s` is of order one (so one step size
-    suits data of any scale); 1.0 when it is zero or not finite.
-    """
-    rng = check_random_state(random_state)
-    sample = triplet_pairs[rng.randint(0, triplet_pairs.shape[0], size=min(
-        triplet_pairs.shape[0], SCALE_SAMPLE))]
-    scale = np.abs(differences.rows(sample[:, 0])
-                   - differences.rows(sample[:, 1])).mean(dtype=float)
-    return scale if np.isfinite(scale) and scale > 0 else 1.0
-
-
 def capped_batch_size(batch_size, task_sizes):
     """``batch_size``, at most the triplets of the largest task.
 
@@ -598,7 +338,7 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     the running average :math:`\bar G_t` and takes the closed-form RDA step
     of the module docstring. Every ``eval_every`` iterations the full
     objective is computed exactly (beyond ``OBJECTIVE_SAMPLE_ABOVE``
-    triplets, on a fixed sample of them, :func:`objective_sample`, and the
+    triplets, on a fixed sample of them, :meth:`~metric_learn_scml._problem.HingeProblem.sample`, and the
     returned ``objective`` is that estimate); the best iterate is kept, and the solver
     stops when ``n_iter_no_change`` evaluations in a row improve the best
     value by less than ``tol``. The tolerance is absolute because the
@@ -615,7 +355,7 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     ----------
     differences : SquaredDifferences
     triplet_pairs : ndarray of shape (n_triplets, 2) of int
-        Grouped by task (see :func:`objective`).
+        Grouped by task (see :class:`~metric_learn_scml._problem.HingeProblem`).
     task_offsets : ndarray of shape (T + 1,)
         Every task must own at least one triplet.
     beta : float
@@ -668,11 +408,11 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     total = mean_gradient * (unit * start)
     weights = (np.zeros((n_tasks, n_basis)) if start == 0 else
                rda_iterate(total, start * batch_size * beta, step_unit, start))
-    evaluated = (differences, triplet_pairs, task_offsets)
+    evaluated = HingeProblem(differences, triplet_pairs, task_offsets)
     if triplet_pairs.shape[0] > OBJECTIVE_SAMPLE_ABOVE:
-        evaluated = objective_sample(*evaluated, OBJECTIVE_SAMPLE, rng)
+        evaluated = evaluated.sample(OBJECTIVE_SAMPLE, rng)
     value = (float(n_tasks) if state is None else
-             objective(*evaluated, weights, beta)[0])
+             evaluated.objective(weights, beta))
     monitor = Monitor(name, verbose, weights, value,
                       int(np.count_nonzero(weights.any(axis=0))), tol,
                       n_iter_no_change, stall_above=n_tasks,
@@ -701,7 +441,7 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
             total += step
             weights = rda_iterate(total, iteration * batch_size * beta,
                                   step_unit, iteration)
-        value, _ = objective(*evaluated, weights, beta)
+        value = evaluated.objective(weights, beta)
         if monitor.update(iteration, value,
                           int(np.count_nonzero(weights.any(axis=0))),
                           weights.copy):
@@ -747,10 +487,9 @@ def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
     # Sums of the batch subgradients, as in rda (rda_iterate).
     total = np.zeros((betas.shape[0], n_basis))
     weights = np.zeros((betas.shape[0], n_basis))
-    evaluated_differences, evaluated_pairs = differences, triplet_pairs
+    evaluated = HingeProblem(differences, triplet_pairs)
     if n_triplets > OBJECTIVE_SAMPLE_ABOVE:
-        evaluated_differences, evaluated_pairs, _ = objective_sample(
-            differences, triplet_pairs, [0, n_triplets], OBJECTIVE_SAMPLE, rng)
+        evaluated = evaluated.sample(OBJECTIVE_SAMPLE, rng)
     # The objective is 1 at W = 0 (every hinge is 1).
     monitors = [Monitor("SCML path", False, row, 1.0, 0, tol,
                         n_iter_no_change, stall_above=1.0) for row in weights]
@@ -772,11 +511,7 @@ def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
             running = rda_iterate(running_total, iteration * running_beta,
                                   step_unit, iteration, grouped=False)
         total[live], weights[live] = running_total, running
-        distances = evaluated_differences.distances(running)       # (L, pairs)
-        margins = (1.0 + distances[:, evaluated_pairs[:, 0]]
-                   - distances[:, evaluated_pairs[:, 1]])
-        values = (np.maximum(margins, 0.0).mean(axis=1)
-                  + betas[live] * running.sum(axis=1))
+        values = evaluated.objectives(running, betas[live])
         stopped = np.array([
             monitors[r].update(iteration, value, int(np.count_nonzero(row)),
                                row.copy)
@@ -845,316 +580,3 @@ def leading_components(factor, n_components):
     kept = min(rank, n_components)
     components[:kept] = singular[:kept, None] * vt[:kept]
     return components
-
-
-# --------------------------------------------------------------------------
-# SCML-Local: forward-backward splitting
-# --------------------------------------------------------------------------
-
-
-def local_weights(embedding, coef):
-    r"""SCML-Local's weights :math:`w_x = (A^T z_x + c)^2` of every point.
-
-    ``embedding`` holds :math:`\tilde z_x = (z_x, 1)` as rows and ``coef``
-    is :math:`\tilde A = [A; c]`, so :math:`\tilde z_x^T \tilde A = A^T
-    z_x + c`; squares are elementwise. Returns ``(n_points, K)``.
-    """
-    return np.square(embedding @ coef)
-
-
-def local_hinge_gradient(coef, anchor_embedding, gaps):
-    r"""Mean hinge of SCML-Local triplets and its gradient w.r.t. :math:`[A; c]`.
-
-    With the anchor's weights :math:`w_i = u_i^2`, :math:`u_i = \tilde z_i^T
-    \tilde A` (:math:`\tilde z_i = (z_i, 1)`, :math:`\tilde A = [A; c]`,
-    squares elementwise), a triplet's hinge is
-    :math:`[1 + \sum_k u_{ik}^2 g_{ijk,k}]_+` and, where it is positive,
-
-    .. math:: \frac{\partial}{\partial \tilde A_{:,k}} = 2\, u_{ik}\, g_{ijk,k}\, \tilde z_i.
-
-    Parameters
-    ----------
-    coef : ndarray of shape (D' + 1, K)
-        :math:`\tilde A`: rows of :math:`A`, then :math:`c` last.
-    anchor_embedding : ndarray of shape (n_triplets, D' + 1)
-        :math:`\tilde z_i` of each triplet's anchor (embedding, then 1).
-    gaps : ndarray of shape (n_triplets, K)
-        :math:`g_{ijk} = s_{ij} - s_{ik}` of each triplet.
-
-    Returns
-    -------
-    loss : float
-        Mean hinge.
-    gradient : ndarray of shape (D' + 1, K)
-    """
-    roots = anchor_embedding @ coef
-    slopes = roots * gaps
-    margins = 1.0 + np.einsum("bk,bk->b", slopes, roots)
-    hinges = np.maximum(margins, 0.0)
-    # 2 / n on the violated triplets, 0 elsewhere.
-    slopes *= (margins > 0)[:, None] * (2.0 / gaps.shape[0])
-    return hinges.sum() / gaps.shape[0], anchor_embedding.T @ slopes
-
-
-def local_kkt_residual(differences, triplet_pairs, anchors, embedding, coef,
-                       beta):
-    r"""How far ``coef`` is from a stationary point of SCML-Local's objective.
-
-    :math:`F(\tilde A) = f(\tilde A) + \beta \sum_k \|\tilde A_{:,k}\|_2`
-    is not convex (:math:`w_x = (\tilde z_x^T \tilde A)^2`), so no duality
-    gap bounds the distance to its optimum; what can be certified is a
-    stationary point. Wherever no triplet sits exactly on its margin,
-    :math:`f` is differentiable and the first-order conditions are those
-    of a group lasso:
-
-    .. math::
-
-        \nabla_k f + \beta \frac{\tilde A_{:,k}}{\|\tilde A_{:,k}\|_2} = 0
-        \quad (\tilde A_{:,k} \ne 0), \qquad
-        \|\nabla_k f\|_2 \le \beta \quad (\tilde A_{:,k} = 0),
-
-    with :math:`\nabla f` the full-batch gradient of the mean hinge
-    (:func:`local_hinge_gradient` over every triplet). A zero column has
-    :math:`\nabla_k f = 0` (its :math:`u_{ik}` vanish for every anchor),
-    so it always meets its condition.
-
-    Parameters
-    ----------
-    differences : SquaredDifferences
-    triplet_pairs : ndarray of shape (n_triplets, 2)
-    anchors : ndarray of shape (n_triplets,)
-    embedding : ndarray of shape (n_points, D' + 1)
-    coef : ndarray of shape (D' + 1, K)
-    beta : float
-
-    Returns
-    -------
-    residual : float
-        :math:`\max_k \|\nabla_k f + \beta \tilde A_{:,k} /
-        \|\tilde A_{:,k}\|_2\|_2` over the non-zero columns: 0 at a
-        stationary point, in the units of :math:`\nabla f` (those of
-        ``beta``).
-    """
-    live = np.flatnonzero(coef.any(axis=0))
-    if live.shape[0] == 0:
-        return 0.0
-    columns = coef[:, live]
-    live_differences = SquaredDifferences(differences.projections[:, live],
-                                          differences.pairs, max_bytes=0)
-    n_triplets = triplet_pairs.shape[0]
-    gradient = np.zeros_like(columns)
-    chunk = chunk_rows(live.shape[0] + embedding.shape[1])
-    for start in range(0, n_triplets, chunk):
-        rows = slice(start, min(start + chunk, n_triplets))
-        both = live_differences.rows(triplet_pairs[rows])
-        _, part = local_hinge_gradient(
-            columns, embedding[anchors[rows]],
-            both[..., 0, :].astype(float) - both[..., 1, :])
-        gradient += part * (both.shape[0] / n_triplets)
-    violation = gradient + beta * columns / np.linalg.norm(columns, axis=0)
-    return float(np.linalg.norm(violation, axis=0).max())
-
-
-def oriented_pairs(anchors, triplet_pairs):
-    """The distinct (anchor, pair) combinations of a set of triplets.
-
-    A local distance depends on which end of a pair is the anchor, so the
-    distances the local objective needs are those of (anchor, pair) couples.
-
-    Returns
-    -------
-    couples : ndarray of shape (n_couples, 2)
-        (anchor index, pair id).
-    triplet_couples : ndarray of shape (n_triplets, 2)
-        Each triplet's (target, impostor) couple ids.
-    """
-    n_pairs = int(triplet_pairs.max()) + 1 if triplet_pairs.size else 1
-    codes = (anchors[:, None].astype(np.int64) * n_pairs + triplet_pairs)
-    unique, inverse = np.unique(codes.ravel(), return_inverse=True)
-    couples = np.column_stack([unique // n_pairs, unique % n_pairs])
-    return (couples.astype(np.intp),
-            inverse.reshape(triplet_pairs.shape).astype(np.intp))
-
-
-def local_objective(differences, couples, triplet_couples, embedding, coef,
-                    beta):
-    r"""The SCML-Local objective, exactly, over all triplets.
-
-    .. math::
-
-        F(A, c) = \frac{1}{|C|} \sum_{(i,j,k)} \big[1 + w_{x_i} \cdot
-        (s_{ij} - s_{ik})\big]_+ + \beta \sum_k \|(a_k, c_k)\|_2,
-        \qquad w_x = (A^T z_x + c)^2 .
-
-    Parameters
-    ----------
-    differences : SquaredDifferences
-    couples, triplet_couples : ndarray
-        From :func:`oriented_pairs`.
-    embedding : ndarray of shape (n_points, D' + 1)
-        :math:`\tilde z` of every point (embedding, then 1).
-    coef : ndarray of shape (D' + 1, K)
-    beta : float
-
-    Returns
-    -------
-    total, loss : float
-    """
-    loss = float(np.maximum(local_margins(differences, couples,
-                                          triplet_couples, embedding, coef),
-                            0).mean())
-    return loss + beta * float(np.linalg.norm(coef, axis=0).sum()), loss
-
-
-def local_margins(differences, couples, triplet_couples, embedding, coef):
-    r""":math:`1 + d^2(x_i, x_j) - d^2(x_i, x_k)` of each triplet under
-    SCML-Local's metric at its anchor (arguments as :func:`local_objective`)."""
-    # Single precision, as the table of differences: the gathers below are
-    # the cost of an evaluation.
-    weights = local_weights(embedding, coef).astype(np.float32)
-    distances = np.empty(couples.shape[0])
-    chunk = chunk_rows(differences.n_features)
-    for start in range(0, couples.shape[0], chunk):
-        block = couples[start:start + chunk]
-        distances[start:start + chunk] = np.einsum(
-            "pk,pk->p", weights[block[:, 0]], differences.rows(block[:, 1]))
-    return 1.0 + distances[triplet_couples[:, 0]] - distances[
-        triplet_couples[:, 1]]
-
-
-def forward_backward(differences, triplet_pairs, anchors, embedding, coef,
-                     beta, learning_rate=0.3, batch_size=32, max_iter=20000,
-                     eval_every=250, tol=1e-3, n_iter_no_change=4,
-                     random_state=None, verbose=False, name="LocalSCML",
-                     held_out=None):
-    r"""Stochastic forward-backward splitting for SCML-Local.
-
-    Each iteration takes a gradient step on the mean hinge of
-    ``batch_size`` random triplets (:func:`local_hinge_gradient`), then the
-    proximal step of the penalty, the group soft-threshold of every column
-    :math:`(a_k, c_k)` (:func:`group_soft_threshold`, no sign constraint):
-
-    .. math::
-
-        \tilde A \leftarrow \operatorname{prox}_{\eta\beta\|\cdot\|_{2,1}}
-        \big(\tilde A - \eta \nabla\big),
-        \qquad \tilde A_{:,k} \leftarrow \max\!\Big(0, 1 -
-        \frac{\eta\beta}{\|\tilde A_{:,k}\|_2}\Big) \tilde A_{:,k}.
-
-    The step is :math:`\eta = \text{learning\_rate} / s` with :math:`s` the
-    mean absolute entry of the triplet vectors :math:`g`: in units where
-    :math:`g` is of order one, as in :func:`rda`, one learning rate suits
-    data of any scale. The paper's solver took 200,001 single-triplet steps
-    of a fixed 0.7 and applied the prox every 5,000 of them; here mini-
-    batches and a prox at every step are used instead, and, as in
-    :func:`rda`, the full objective (:func:`local_objective`) is evaluated
-    every ``eval_every`` iterations, the best iterate is kept (the start
-    included, so the result is never worse than the start) and the solver
-    stops after ``n_iter_no_change`` evaluations without an improvement of
-    ``tol``.
-
-    With ``held_out`` (early stopping, as scikit-learn's
-    ``SGDClassifier(early_stopping=True)``; beyond the paper), the steps
-    draw from the other triplets only, and what is evaluated, kept at its
-    best and stopped on is the held-out triplet error instead (the
-    fraction of held-out triplets with :math:`d^2(x_i, x_j) \ge
-    d^2(x_i, x_k)`, as :func:`~metric_learn_scml._selection.held_out_scores`
-    counts it; NaN where a margin is not finite). The training objective
-    falls for as long as the model, with far more parameters than points,
-    can fit its triplets (tens of thousands of steps), while the held-out
-    error stops improving within a few thousand: the rule on the objective
-    ran to ``max_iter``, and the model could end worse than its start on
-    new points.
-
-    Parameters
-    ----------
-    differences : SquaredDifferences
-    triplet_pairs : ndarray of shape (n_triplets, 2)
-    anchors : ndarray of shape (n_triplets,)
-        Index of each triplet's anchor point.
-    embedding : ndarray of shape (n_points, D' + 1)
-        :math:`\tilde z` of every point (embedding, then a column of ones).
-    coef : ndarray of shape (D' + 1, K)
-        Starting point (SCML-Local starts from :math:`A = 0`,
-        :math:`c = \sqrt{w^*}`). Not modified.
-    beta : float
-    learning_rate : float, default=0.3
-    batch_size, max_iter, eval_every, tol, n_iter_no_change, random_state, \
-verbose, name
-        As in :func:`rda`.
-    held_out : ndarray of int, default=None
-        Rows of the triplets held out for early stopping (see above).
-
-    Returns
-    -------
-    SolverResult
-        ``weights`` holds the best :math:`\tilde A` (D' + 1, K);
-        ``objective`` and ``history`` hold the held-out error where
-        ``held_out`` is given.
-    """
-    rng = check_random_state(random_state)
-    training = np.arange(triplet_pairs.shape[0])
-    scored = training
-    if held_out is not None:
-        scored = np.asarray(held_out)
-        training = np.setdiff1d(training, scored)
-    n_triplets = training.shape[0]
-    batch_size = capped_batch_size(batch_size, n_triplets)
-    couples, triplet_couples = oriented_pairs(anchors[scored],
-                                              triplet_pairs[scored])
-
-    scale = triplet_scale(differences, triplet_pairs, rng)
-    step = learning_rate / scale
-
-    # A zero column has a zero gradient and stays zero: steps and
-    # evaluations only touch the live columns, with a table of their
-    # squared differences only (rebuilt when columns die).
-    coef = np.array(coef, dtype=float)
-    alive = np.flatnonzero(coef.any(axis=0))
-    live = coef[:, alive]
-    live_differences = SquaredDifferences(differences.projections[:, alive],
-                                          differences.pairs)
-
-    def evaluate():
-        with np.errstate(over="ignore", invalid="ignore"):
-            if held_out is None:
-                return local_objective(live_differences, couples,
-                                       triplet_couples, embedding, live,
-                                       beta)[0]
-            margins = local_margins(live_differences, couples,
-                                    triplet_couples, embedding, live)
-            return (float(np.mean(margins >= 1.0))
-                    if np.isfinite(margins).all() else np.nan)
-
-    monitor = Monitor(name, verbose, coef, evaluate(), alive.shape[0], tol,
-                      n_iter_no_change, column="Objective" if held_out is None
-                      else "Held-out error")
-    iteration = 0
-    while iteration < max_iter:
-        block = min(eval_every, max_iter - iteration)
-        # The mini-batches of a whole block are drawn and gathered at once.
-        rows = training[rng.randint(0, n_triplets, size=(block, batch_size))]
-        both = live_differences.rows(triplet_pairs[rows])
-        gaps = both[..., 0, :].astype(float) - both[..., 1, :]
-        anchor_embedding = embedding[anchors[rows]]
-        with np.errstate(over="ignore", invalid="ignore"):
-            for batch in range(block):
-                _, gradient = local_hinge_gradient(
-                    live, anchor_embedding[batch], gaps[batch])
-                live = group_soft_threshold(live - step * gradient,
-                                            step * beta)
-        iteration += block
-        survivors = live.any(axis=0)
-
-        def full(alive=alive, live=live):
-            weights = np.zeros_like(coef)
-            weights[:, alive] = live
-            return weights
-
-        if monitor.update(iteration, evaluate(), int(survivors.sum()), full):
-            break
-        if not survivors.all():
-            alive, live = alive[survivors], live[:, survivors]
-            live_differences = SquaredDifferences(
-                differences.projections[:, alive], differences.pairs)
-    return monitor.finish(iteration)

@@ -39,9 +39,10 @@ from ._base import (_FromLabels, _FromTriplets, _SCMLEstimator,
                     warn_not_converged)
 from ._docs import parameters
 from ._embedding import KernelPCAEmbedding
-from ._solvers import (forward_backward, local_kkt_residual, local_objective,
-                       local_weights, oriented_pairs, report,
-                       scaled_differences)
+from ._local import (forward_backward, local_kkt_residual, local_objective,
+                     local_weights, oriented_pairs)
+from ._problem import scaled_differences
+from ._solvers import report
 from ._arrays import far_mean
 from ._selection import held_out_anchor_triplets
 from ._triplets import pair_index

@@ -7,11 +7,11 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from metric_learn_scml import SCML_Supervised
-from metric_learn_scml._exact import (HighsLP, ScipyLP, TripletProblem,
+from metric_learn_scml._exact import (HighsLP, ScipyLP,
                                       _import_highspy, beta_max, duality_gap,
                                       exact_path, exact_weights,
                                       steepest_atoms, working_set_lp)
-from metric_learn_scml._solvers import SquaredDifferences
+from metric_learn_scml._problem import HingeProblem, SquaredDifferences
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 
 
@@ -25,8 +25,8 @@ def small_problem(seed, n=40, n_features=4, n_basis=12):
     triplets = triplets_from_labels(X, y)
     pairs, triplet_pairs = pair_index(triplets)
     # no float32 table: the rows are computed in float64, as G below
-    problem = TripletProblem(SquaredDifferences(X @ basis.T, pairs,
-                                                max_bytes=0), triplet_pairs)
+    problem = HingeProblem(SquaredDifferences(X @ basis.T, pairs,
+                                              max_bytes=0), triplet_pairs)
     P = X @ basis.T
     G = (np.square(P[triplets[:, 0]] - P[triplets[:, 1]])
          - np.square(P[triplets[:, 0]] - P[triplets[:, 2]]))
@@ -288,11 +288,11 @@ def test_highs_model_prints_nothing():
     recent_highspy()
     code = ("import numpy as np\n"
             "from metric_learn_scml._exact import working_set_lp, HighsLP\n"
-            "from metric_learn_scml._exact import TripletProblem\n"
-            "from metric_learn_scml._solvers import SquaredDifferences\n"
+            "from metric_learn_scml._problem import HingeProblem\n"
+            "from metric_learn_scml._problem import SquaredDifferences\n"
             "rng = np.random.RandomState(0)\n"
             "pairs = np.array([[0, 1], [0, 2]])\n"
-            "problem = TripletProblem(SquaredDifferences(rng.randn(3, 2), "
+            "problem = HingeProblem(SquaredDifferences(rng.randn(3, 2), "
             "pairs), np.array([[0, 1]]))\n"
             "assert isinstance(working_set_lp(problem), HighsLP)\n")
     assert run_python(code) == ""
@@ -376,8 +376,8 @@ def test_column_generation_never_increases_the_objective_and_certifies():
     # every PSD metric, not only the grown basis' cone
     triplets = triplets_from_labels(X, y)
     pairs, triplet_pairs = pair_index(triplets)
-    problem = TripletProblem(SquaredDifferences(X @ grown.basis_.T, pairs),
-                             triplet_pairs)
+    problem = HingeProblem(SquaredDifferences(X @ grown.basis_.T, pairs),
+                           triplet_pairs)
     weights, _, _, row_ids, alpha = exact_weights(problem, 1e-2,
                                                   grown.weights_)
     _, values = steepest_atoms(X, pairs, triplet_pairs, row_ids, alpha, 1)

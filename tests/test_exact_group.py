@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from metric_learn_scml._exact import TripletProblem, exact_weights
-from metric_learn_scml._exact_group import (GroupProblem, exact_group_phase,
-                                            exact_group_weights,
-                                            group_duality_gap)
-from metric_learn_scml._solvers import (SquaredDifferences, objective, rda)
+from metric_learn_scml._exact import exact_weights
+from metric_learn_scml._exact_group import (exact_group_phase,
+                                            exact_group_weights)
+from metric_learn_scml._problem import HingeProblem, SquaredDifferences
+from metric_learn_scml._solvers import rda
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 
 
@@ -36,7 +36,7 @@ def group_problem(seed, n_tasks=3, n_basis=30, n_points=25, n_features=5):
                                      pair_offsets=pair_offsets)
     G = (np.square(P[triplets[:, 0]] - P[triplets[:, 1]])
          - np.square(P[triplets[:, 0]] - P[triplets[:, 2]]))
-    return (GroupProblem(differences, triplet_pairs, offsets),
+    return (HingeProblem(differences, triplet_pairs, offsets),
             np.split(G, offsets[1:-1]), offsets)
 
 
@@ -181,7 +181,7 @@ def test_weak_duality_of_the_scaled_dual_point():
     for _ in range(20):
         W = rng.uniform(0, 0.3, (3, problem.n_basis)) * (rng.rand(3, problem.n_basis) < 0.3)
         alpha = rng.uniform(0, 1, upper.shape) * upper
-        gap, value, feasible = group_duality_gap(problem, W, beta, alpha)
+        gap, value, feasible = problem.duality_gap(W, beta, alpha)
         v = np.array([G.T @ a for G, a in
                       zip(matrices, np.split(feasible, offsets[1:-1]))])
         assert np.linalg.norm(np.maximum(-v, 0), axis=0).max() <= beta * (1 + 1e-12)
@@ -193,7 +193,7 @@ def test_weak_duality_of_the_scaled_dual_point():
 @pytest.mark.parametrize("relative_beta", [1e-3, 1e-2, 0.3])
 def test_one_task_is_the_global_lp(seed, relative_beta):
     problem, matrices, offsets = group_problem(seed, n_tasks=1)
-    single = TripletProblem(problem.differences, problem.triplet_pairs)
+    single = HingeProblem(problem.differences, problem.triplet_pairs)
     G = matrices[0]
     beta = relative_beta * beta_max(matrices)
     expected, _, _, _, _ = exact_weights(single, beta, np.zeros(G.shape[1]))
@@ -231,8 +231,9 @@ def test_phase_takes_rda_to_the_optimum_in_the_callers_units():
     optimum = solve(problem, beta)[0]
     assert exact.objective == pytest.approx(primal(matrices, optimum, beta),
                                             rel=1e-6)
-    assert exact.objective == pytest.approx(objective(
-        differences, triplet_pairs, offsets, exact.weights, beta)[0], rel=1e-9)
+    assert exact.objective == pytest.approx(HingeProblem(
+        differences, triplet_pairs, offsets).objective(exact.weights, beta),
+        rel=1e-9)
     assert exact.objective <= result.objective
     assert exact.converged and 0 <= exact.dual_gap <= 1e-6 * exact.objective
     assert exact.history[-1] == (result.n_iter, exact.objective,
@@ -263,6 +264,6 @@ def test_phase_reports_its_rounds_and_keeps_rda_if_highs_fails(
     kept = exact_group_phase(differences, triplet_pairs, offsets, result, beta)
     np.testing.assert_array_equal(kept.weights, result.weights)
     assert not kept.converged
-    assert kept.dual_gap == pytest.approx(group_duality_gap(
-        GroupProblem(differences, triplet_pairs, offsets), result.weights,
-        beta)[0], rel=1e-6)
+    assert kept.dual_gap == pytest.approx(HingeProblem(
+        differences, triplet_pairs, offsets).duality_gap(result.weights,
+                                                         beta)[0], rel=1e-6)

@@ -6,7 +6,8 @@ from pathlib import Path
 import metric_learn_scml
 
 PACKAGE = Path(metric_learn_scml.__file__).parent
-MATHS = {"_arrays", "_progress", "_triplets", "_basis", "_embedding", "_solvers", "_exact",
+MATHS = {"_arrays", "_progress", "_triplets", "_basis", "_embedding", "_problem",
+         "_solvers", "_local", "_exact",
          "_exact_group", "_selection"}
 BASE = {"_validation", "_docs", "_base"}
 
@@ -52,3 +53,58 @@ def test_layers_import_only_downwards():
         assert graph[module] <= MATHS, (module, graph[module] - MATHS)
     for module in BASE:
         assert graph[module] <= MATHS | BASE, (module, graph[module])
+
+
+def test_maths_layer_takes_and_calls_no_estimator_at_run_time():
+    # The import rule above holds at import time; this one follows the
+    # calls of real fits. No function of the maths layer receives one of
+    # the package's estimators, and none calls into the layers above
+    # (a callback defined there, a method of an estimator).
+    import sys
+
+    import numpy as np
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    from metric_learn_scml import (SCML, LocalSCML_Supervised,
+                                   MultiTaskSCML_Supervised, SCML_Supervised,
+                                   SCML_SupervisedCV, triplets_from_labels)
+    from metric_learn_scml._base import _SCMLEstimator
+
+    def layer(code):
+        path = Path(code.co_filename)
+        if path.parent != PACKAGE:
+            return None
+        return "maths" if path.stem in MATHS else "above"
+
+    problems = set()
+
+    def watch(frame, event, arg):
+        if event != "call" or layer(frame.f_code) is None:
+            return
+        caller = frame.f_back
+        where = "%s.%s" % (Path(frame.f_code.co_filename).stem,
+                           frame.f_code.co_name)
+        if layer(frame.f_code) == "maths":
+            for name in frame.f_code.co_varnames[:frame.f_code.co_argcount]:
+                if isinstance(frame.f_locals.get(name), _SCMLEstimator):
+                    problems.add("%s takes an estimator (%s)" % (where, name))
+        elif caller is not None and layer(caller.f_code) == "maths":
+            problems.add("%s.%s calls %s" % (
+                Path(caller.f_code.co_filename).stem, caller.f_code.co_name,
+                where))
+
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    tasks = np.arange(len(y)) % 2
+    fast = dict(max_iter=500, random_state=0)
+    sys.setprofile(watch)
+    try:
+        SCML_Supervised(**fast).fit(X, y)
+        SCML_SupervisedCV(cv=2, **fast).fit(X, y)
+        SCML(**fast).fit(X[triplets_from_labels(X, y, 2, 2)])
+        MultiTaskSCML_Supervised(**fast).fit(X, y, tasks=tasks)
+        LocalSCML_Supervised(**fast).fit(X, y)
+    finally:
+        sys.setprofile(None)
+    assert not problems, sorted(problems)

@@ -16,12 +16,11 @@ from metric_learn_scml import (LocalSCML, LocalSCML_Supervised,
                                MetricKNeighborsClassifier, SCML_Supervised)
 import metric_learn_scml._embedding as embedding_module
 from metric_learn_scml._embedding import KernelPCAEmbedding, _squared_distances
-import metric_learn_scml._solvers as solvers
-from metric_learn_scml._solvers import (SquaredDifferences,
-                                        forward_backward,
-                                        local_hinge_gradient,
-                                        local_kkt_residual, local_objective,
-                                        local_weights, oriented_pairs)
+import metric_learn_scml._local as local_solver
+from metric_learn_scml._local import (forward_backward, local_hinge_gradient,
+                                      local_kkt_residual, local_objective,
+                                      local_weights, oriented_pairs)
+from metric_learn_scml._problem import SquaredDifferences
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 
 # Short solver schedules keep these tests fast; whether a fit converges is
@@ -210,7 +209,7 @@ def test_local_kkt_residual_is_the_gradient_of_the_objective(iris,
     differences = SquaredDifferences(P, pairs, max_bytes=0)
     # Several blocks of triplets, summed: a test of the private blocking,
     # whose 1 MiB blocks a problem small enough to differentiate fills once.
-    monkeypatch.setattr(solvers, "chunk_rows", lambda n_columns: 7)
+    monkeypatch.setattr(local_solver, "chunk_rows", lambda n_columns: 7)
     residual = local_kkt_residual(differences, triplet_pairs, triplets[:, 0],
                                   embedding, coef, beta)
     assert residual == pytest.approx(expected, rel=1e-5)

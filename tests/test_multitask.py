@@ -422,25 +422,15 @@ def test_union_basis_holds_an_element_of_several_tasks_once():
 def test_default_union_keeps_the_budget_of_four_task_bases():
     # With n_basis=None, up to four tasks get a full basis each (K = 400
     # for 4 features); eight tasks share the budget of four: 200 each.
-    from metric_learn_scml._basis import default_n_basis, union_basis
+    from metric_learn_scml._basis import default_n_basis, task_basis_size
     rng = np.random.RandomState(0)
-    asked = []
-
-    def build(task, n_basis):
-        asked.append(n_basis)
-        return rng.randn(n_basis, 4)
-
     for n_tasks, n_basis, shared, expected in (
             (4, default_n_basis(4), True, 400), (8, default_n_basis(4), True, 200),
             (8, 300, False, 300)):   # a given n_basis is always per task
-        asked.clear()
-        union_basis(build, n_tasks, n_basis, 4, shared_budget=shared)
-        assert asked == [expected] * n_tasks
+        assert task_basis_size(n_tasks, n_basis, 4, shared) == expected
     # 100 tasks with 20 features: 1,600 / 100 = 16, below the per-task
     # floor of n_features.
-    asked.clear()
-    union_basis(build, 100, default_n_basis(20), 20)
-    assert asked == [20] * 100
+    assert task_basis_size(100, default_n_basis(20), 20) == 20
     # The learner's basis follows the rule: its 'triplet_diffs' task bases
     # have as many elements as asked, less a few shared ones.
     # Every task holds both classes, twice each (points 4t .. 4t + 3).

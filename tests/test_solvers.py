@@ -2,11 +2,10 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from metric_learn_scml._solvers import (SquaredDifferences,
-                                        components_from_weights,
-                                        forward_backward,
-                                        group_soft_threshold, objective, rda,
-                                        rda_path)
+from metric_learn_scml._local import forward_backward
+from metric_learn_scml._problem import HingeProblem, SquaredDifferences
+from metric_learn_scml._solvers import (components_from_weights,
+                                        group_soft_threshold, rda, rda_path)
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 
 
@@ -95,8 +94,9 @@ def test_objective_matches_brute_force(max_bytes):
     differences = SquaredDifferences(X @ basis.T, pairs, max_bytes=max_bytes)
     assert (differences.table is None) == (max_bytes == 0)
     w = np.random.RandomState(3).uniform(0, 0.5, size=basis.shape[0])
-    total, loss = objective(differences, triplet_pairs, [0, len(triplets)],
-                            w[None], beta=0.01)
+    problem = HingeProblem(differences, triplet_pairs)
+    total = problem.objective(w, 0.01)
+    loss = problem.loss(problem.margins(w))
     expected = brute_force_objective(X, basis, triplets, w, 0.01)
     assert total == pytest.approx(expected, rel=1e-5)
     assert loss == pytest.approx(expected - 0.01 * w.sum(), rel=1e-5)
@@ -134,8 +134,8 @@ def test_objective_on_task_blocks_matches_brute_force(max_bytes):
     differences = SquaredDifferences(X @ basis.T, pairs, max_bytes=max_bytes,
                                      pair_offsets=pair_offsets)
     W = np.random.RandomState(5).uniform(0, 0.5, size=(2, basis.shape[0]))
-    total, loss = objective(differences, triplet_pairs, task_offsets, W,
-                            beta=0.01)
+    problem = HingeProblem(differences, triplet_pairs, task_offsets)
+    total, loss = problem.objective(W, 0.01), problem.loss(problem.margins(W))
     expected_loss = sum(
         brute_force_objective(X, basis, triplets[lo:hi], W[t], 0.0)
         for t, (lo, hi) in enumerate(zip(task_offsets[:-1], task_offsets[1:])))
@@ -235,7 +235,6 @@ def test_objective_sample_estimates_the_objective_of_every_task():
     # Two tasks of different sizes: the sample keeps each task's share and
     # its pair grouping, and its objective is the full one up to sampling
     # error (exact when the sample is everything).
-    from metric_learn_scml._solvers import objective_sample
     rng = np.random.RandomState(0)
     X, y = rng.randn(400, 4), rng.randint(0, 3, 400)
     first = triplets_from_labels(X[:300], y[:300])
@@ -246,22 +245,22 @@ def test_objective_sample_estimates_the_objective_of_every_task():
     differences = SquaredDifferences(X @ rng.randn(10, 4).T, pairs,
                                      pair_offsets=pair_offsets)
     weights = np.abs(rng.randn(2, 10)) * 0.1
-    full = objective(differences, triplet_pairs, offsets, weights, 1e-3)
-    everything = objective_sample(differences, triplet_pairs, offsets,
-                                  len(triplets), rng)
-    np.testing.assert_allclose(objective(*everything, weights, 1e-3), full,
-                               rtol=1e-6)
-    sample = objective_sample(differences, triplet_pairs, offsets, 3000, rng)
-    shares = np.diff(sample[2])
+    problem = HingeProblem(differences, triplet_pairs, offsets)
+    full = problem.objective(weights, 1e-3)
+    everything = problem.sample(len(triplets), rng)
+    assert everything.objective(weights, 1e-3) == pytest.approx(full,
+                                                                rel=1e-6)
+    sample = problem.sample(3000, rng)
+    shares = sample.task_sizes
     assert shares.sum() == 3000 and abs(shares[0] / shares[1]
                                         - len(first) / len(second)) < 0.01
-    assert abs(objective(*sample, weights, 1e-3)[0] - full[0]) < 0.05 * full[0]
+    assert abs(sample.objective(weights, 1e-3) - full) < 0.05 * full
 
 
 def test_factored_projections_give_the_same_differences():
     # Beyond PROJECTION_BYTES, P = X B^T is kept as its factors: rows,
     # tables, distances and column subsets must agree with the dense P.
-    from metric_learn_scml._solvers import FactoredProjections
+    from metric_learn_scml._problem import FactoredProjections
     rng = np.random.RandomState(0)
     X, basis = rng.randn(50, 4), rng.randn(9, 4)
     pairs = rng.randint(0, 50, size=(70, 2))
@@ -281,14 +280,14 @@ def test_factored_projections_give_the_same_differences():
 
 
 def test_large_data_are_never_projected(monkeypatch):
-    import metric_learn_scml._solvers as solvers
-    from metric_learn_scml._solvers import FactoredProjections
+    import metric_learn_scml._problem as problem_module
+    from metric_learn_scml._problem import FactoredProjections
     # A test of the private switch itself: the real one is at 1 GiB of
     # projections, beyond a unit test's data.
-    monkeypatch.setattr(solvers, "PROJECTION_BYTES", 1000)
+    monkeypatch.setattr(problem_module, "PROJECTION_BYTES", 1000)
     rng = np.random.RandomState(0)
     X = rng.randn(200, 3)
-    differences, unit = solvers.scaled_differences(
+    differences, unit = problem_module.scaled_differences(
         X, rng.randn(8, 3), rng.randint(0, 200, size=(30, 2)))
     assert isinstance(differences.projections, FactoredProjections)
 

@@ -1,0 +1,392 @@
+r"""The SCML objective on triplets, for :math:`T` tasks: data, loss and certificate.
+
+Notation (Shi, Bellet and Sha, 2014): data :math:`X` (``n x D``), basis
+:math:`B` (``K x D``), projections :math:`P = X B^T`. For weights
+:math:`w \ge 0` the learned squared distance is
+:math:`d_w(x_a, x_b) = s_{ab} \cdot w` with :math:`s_{ab} = (P_a - P_b)^2`
+(elementwise; :class:`SquaredDifferences`), and a triplet
+:math:`c = (i, j, k)` ("x_j is closer to x_i than x_k is") has the
+:math:`K`-vector :math:`g_c = s_{ij} - s_{ik}`, whose hinge loss is
+:math:`[1 + w \cdot g_c]_+`. Nothing here builds a ``D x D`` matrix per
+triplet.
+
+mt-SCML learns one weight row per task, :math:`W \in \mathbb{R}_+^{T
+\times K}`, and minimises
+
+.. math::
+
+    P(W) = \sum_{t=1}^{T} \frac{1}{N_t} \sum_{c \in C_t}
+           [1 + W_t \cdot g_c]_+ \;+\; \beta \sum_{k=1}^{K} \|W_{:,k}\|_2 ;
+
+SCML-Global is :math:`T = 1`, where the penalty is :math:`\beta\|w\|_1`.
+With :math:`[z]_+ = \max_{0 \le a \le 1} a z` and :math:`\alpha_c = a_c /
+N_t`, its dual is
+
+.. math::
+
+    \max_\alpha\; D(\alpha) = \sum_c \alpha_c
+    \quad\text{s.t.}\quad 0 \le \alpha_c \le \tfrac{1}{N_t},\quad
+    \|\max(0, -v_k(\alpha))\|_2 \le \beta \ \ \forall k,
+    \qquad v_{tk}(\alpha) = \sum_{c \in C_t} \alpha_c\, g_{ck}
+
+(derived in :mod:`metric_learn_scml._exact_group`; at :math:`T = 1` the
+constraint reads :math:`\beta + (G^T\alpha)_k \ge 0`, the LP dual of
+:mod:`metric_learn_scml._exact`). :class:`HingeProblem` holds the
+margins, the loss, the objective, the gradient :math:`V(\alpha)` and the
+duality gap, once, for every solver: RDA evaluates its iterates with it,
+the exact phases price and certify with it, and the choice of beta
+scores its path with it.
+"""
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ._arrays import centred, chunk_rows, unit_scale
+
+# Memory allowed for the table of squared differences of every distinct pair
+# (see SquaredDifferences). Letters with 3,000 points x 13 pairs and 1,000
+# basis elements needs 156 MB in float32.
+PAIR_TABLE_BYTES = 512 * 2 ** 20
+
+
+# The most bytes the projections P = X B^T may take (n x K float64); beyond
+# (a million points on 1,000 elements would take 8 GB), P is never formed
+# and the differences of pairs are projected instead (FactoredProjections,
+# chosen by scaled_differences).
+PROJECTION_BYTES = 1 << 30
+
+
+class FactoredProjections:
+    """:math:`P = X B^T` kept as its factors, for data too large to project.
+
+    Indexing rows gives ``X[rows] @ B.T``; ``[:, columns]`` gives the
+    factored projections on those elements; :meth:`differences` gives
+    :math:`P_a - P_b = (X_a - X_b) B^T` with one product. Memory is that
+    of ``X`` and ``B``.
+    """
+
+    def __init__(self, points, basis):
+        self.points = points
+        self.basis = basis
+        self.shape = (points.shape[0], basis.shape[0])
+
+    def __getitem__(self, index):
+        if isinstance(index, tuple):
+            rows, columns = index
+            if not (isinstance(rows, slice) and rows == slice(None)):
+                raise IndexError("FactoredProjections takes [rows] or "
+                                 "[:, columns]")
+            return FactoredProjections(self.points, self.basis[columns])
+        return self.points[index] @ self.basis.T
+
+    def differences(self, first, second):
+        return (self.points[first] - self.points[second]) @ self.basis.T
+
+
+class SquaredDifferences:
+    r"""Rows :math:`s_{ab} = (P_a - P_b)^2` (elementwise) for a set of pairs.
+
+    The triplet vector is :math:`g_{ijk} = s_{ij} - s_{ik}` and a squared
+    distance is :math:`d_w(x_a, x_b) = s_{ab} \cdot w`. The rows are kept as
+    one float32 table when it fits in ``max_bytes`` (a mini-batch is then two
+    row gathers, the distances of all pairs one matrix-vector product), and
+    recomputed from the projections otherwise.
+
+    Parameters
+    ----------
+    projections : ndarray of shape (n_points, K) or FactoredProjections
+    pairs : ndarray of shape (n_pairs, 2) of int
+    max_bytes : int, default=PAIR_TABLE_BYTES
+    pair_offsets : ndarray of shape (T + 1,), default=None
+        When the pairs are grouped by task (``pair_index(triplets,
+        task_offsets)``): task ``t``'s are rows ``pair_offsets[t]`` to
+        ``pair_offsets[t + 1]``, and :func:`objective` computes each task's
+        distances on its block only.
+    """
+
+    def __init__(self, projections, pairs, max_bytes=PAIR_TABLE_BYTES,
+                 pair_offsets=None):
+        self.projections = projections
+        self.pairs = pairs
+        self.n_features = projections.shape[1]
+        self.pair_offsets = pair_offsets
+        self.table = None
+        if pairs.shape[0] * projections.shape[1] * 4 <= max_bytes:
+            self.table = np.empty((pairs.shape[0], self.n_features),
+                                  dtype=np.float32)
+            chunk = chunk_rows(self.n_features)
+            for start in range(0, pairs.shape[0], chunk):
+                self.table[start:start + chunk] = self._compute(
+                    pairs[start:start + chunk])
+
+    def _compute(self, pairs, projections=None):
+        """Squared differences of ``pairs`` of rows of ``projections``
+        (default: all the basis' projections)."""
+        projections = self.projections if projections is None else projections
+        if isinstance(projections, FactoredProjections):
+            difference = projections.differences(pairs[..., 0], pairs[..., 1])
+        else:
+            difference = (projections[pairs[..., 0]]
+                          - projections[pairs[..., 1]])
+        return np.square(difference, out=difference)
+
+    def rows(self, pair_ids):
+        """The rows of the given pairs, shape ``pair_ids.shape + (K,)``."""
+        if self.table is not None:
+            # take: a third faster than fancy indexing for scattered rows
+            return np.take(self.table, pair_ids, axis=0)
+        return self._compute(self.pairs[pair_ids])
+
+    def distances(self, weights, start=0, stop=None):
+        """Squared distances of pairs ``start:stop`` under each row of ``weights``.
+
+        ``weights`` has shape (T, K) (or (K,)); the result (T, n) holds
+        the distances of all the pairs, or of the block asked for.
+        """
+        weights = np.atleast_2d(weights)
+        stop = self.pairs.shape[0] if stop is None else stop
+        if self.table is not None:
+            block = self.table[start:stop]
+            return (block @ weights.T.astype(np.float32)).T.astype(float)
+        # Without a table, a sparse w (the usual case) is computed on the
+        # projections of its active columns, copied once; near-dense
+        # weights skip the copy (zero columns add 0).
+        active = np.flatnonzero(weights.any(axis=0))
+        projections = None
+        if active.size <= 0.75 * self.n_features:
+            weights = weights[:, active]
+            projections = (self.projections[:, active]
+                           if isinstance(self.projections, FactoredProjections)
+                           else np.take(self.projections, active, axis=1))
+        out = np.empty((weights.shape[0], stop - start))
+        chunk = chunk_rows(weights.shape[1])
+        for first in range(start, stop, chunk):
+            block = self._compute(self.pairs[first:min(first + chunk, stop)],
+                                  projections)
+            out[:, first - start:first - start + block.shape[0]] = weights @ block.T
+        return out
+
+    def weighted_sum(self, coefficients):
+        r""":math:`\sum_p c_p s_p` over all pairs, shape (K,).
+
+        Computed in blocks, over the pairs with a non-zero coefficient only.
+        """
+        used = np.flatnonzero(coefficients)
+        total = np.zeros(self.n_features)
+        chunk = chunk_rows(self.n_features)
+        for start in range(0, used.shape[0], chunk):
+            block = used[start:start + chunk]
+            total += coefficients[block] @ self.rows(block).astype(float)
+        return total
+
+
+def scaled_differences(X, basis, pairs, unit=None, **kwargs):
+    """``SquaredDifferences`` of ``X`` at unit scale, and the factor ``f``.
+
+    The rows are ``f**2`` times those of ``X`` (see :func:`unit_scale`):
+    a solver's weights on them are ``1 / f**2`` times the user's. A given
+    ``unit`` is used instead (later batches of ``partial_fit`` keep the
+    first one's).
+    """
+    X = centred(X)
+    unit = unit_scale(X) if unit is None else unit
+    if X.shape[0] * basis.shape[0] * 8 > PROJECTION_BYTES:
+        return SquaredDifferences(FactoredProjections(X * unit, basis), pairs,
+                                  **kwargs), unit
+    return SquaredDifferences(X @ (basis.T * unit), pairs, **kwargs), unit
+
+
+
+# Triplets behind triplet_scale's estimate: from one sample to the next it
+# moves by about 1 % (on the digit and newsgroup stand-ins), and it only
+# sets the solvers' units.
+SCALE_SAMPLE = 2000
+
+
+def triplet_scale(differences, triplet_pairs, random_state):
+    r"""The mean absolute entry :math:`s` of the triplet vectors :math:`g`.
+
+    Estimated on at most ``SCALE_SAMPLE`` random triplets. The solvers
+    work in units where :math:`g / s` is of order one (so one step size
+    suits data of any scale); 1.0 when it is zero or not finite.
+    """
+    rng = check_random_state(random_state)
+    sample = triplet_pairs[rng.randint(0, triplet_pairs.shape[0], size=min(
+        triplet_pairs.shape[0], SCALE_SAMPLE))]
+    scale = np.abs(differences.rows(sample[:, 0])
+                   - differences.rows(sample[:, 1])).mean(dtype=float)
+    return scale if np.isfinite(scale) and scale > 0 else 1.0
+
+
+
+def pair_coefficients(triplet_pairs, ids, alpha, n_pairs):
+    """Per pair, the ``alpha`` of the triplets (``ids``) whose target pair it
+    is, less that of those whose impostor pair it is."""
+    chosen = triplet_pairs[ids]
+    return (np.bincount(chosen[:, 0], alpha, n_pairs)
+            - np.bincount(chosen[:, 1], alpha, n_pairs))
+
+
+class HingeProblem:
+    r"""The objective :math:`P(W)` of the module docstring, on one table.
+
+    Parameters
+    ----------
+    differences : SquaredDifferences
+        Its pairs grouped by task when it has ``pair_offsets`` (each
+        task's distances are then computed on its own block).
+    triplet_pairs : ndarray of shape (n_triplets, 2) of int
+        (target pair, impostor pair) of each triplet, grouped by task:
+        task ``t`` owns rows ``task_offsets[t]:task_offsets[t + 1]``.
+    task_offsets : array-like of shape (T + 1,), default=None
+        None: one task.
+    scale : float, default=1.0
+        Every :math:`g_c` is divided by it: the rescaled units of
+        :func:`~metric_learn_scml._solvers.rda` (:func:`triplet_scale`), in
+        which the entries of :math:`g` are of order one.
+
+    Weights are ``(T, K)`` arrays (or ``(K,)`` for one task); ``alpha`` has
+    one value per triplet.
+    """
+
+    def __init__(self, differences, triplet_pairs, task_offsets=None,
+                 scale=1.0):
+        self.differences = differences
+        self.triplet_pairs = triplet_pairs
+        self.scale = scale
+        self.n_triplets = triplet_pairs.shape[0]
+        self.n_basis = differences.n_features
+        self.task_offsets = np.asarray(
+            [0, self.n_triplets] if task_offsets is None else task_offsets)
+        self.n_tasks = self.task_offsets.shape[0] - 1
+        self.task_sizes = np.diff(self.task_offsets)
+        self.tasks = np.repeat(np.arange(self.n_tasks), self.task_sizes)
+        # alpha's upper bound 1 / N_t, triplet by triplet
+        self.upper = 1.0 / np.maximum(self.task_sizes, 1)[self.tasks]
+
+    def rows(self, ids, columns=None):
+        """:math:`g_c` of the triplets ``ids`` (on ``columns``), float64."""
+        both = self.differences.rows(self.triplet_pairs[ids])
+        if columns is not None:
+            both = both[..., columns]
+        return (both[:, 0].astype(float) - both[:, 1]) / self.scale
+
+    def _blocks(self):
+        """Each task's triplet rows and its pairs' block ``(start, stop)``."""
+        pair_offsets = self.differences.pair_offsets
+        for task in range(self.n_tasks):
+            yield (task, slice(self.task_offsets[task],
+                               self.task_offsets[task + 1]),
+                   (0, None) if pair_offsets is None else
+                   (pair_offsets[task], pair_offsets[task + 1]))
+
+    def margins(self, weights):
+        r""":math:`1 + W_t \cdot g_c` of every triplet, shape (n_triplets,)."""
+        weights = np.atleast_2d(weights)
+        margins = np.empty(self.n_triplets)
+        for task, rows, (start, stop) in self._blocks():
+            distances = self.differences.distances(
+                weights[task], start, stop)[0] / self.scale
+            own = self.triplet_pairs[rows] - start
+            margins[rows] = 1.0 + distances[own[:, 0]] - distances[own[:, 1]]
+        return margins
+
+    def loss(self, margins):
+        """Sum over tasks of the mean hinge, from :meth:`margins`."""
+        return float(np.dot(np.maximum(margins, 0.0), self.upper))
+
+    @staticmethod
+    def penalty(weights):
+        r""":math:`\sum_k \|W_{:,k}\|_2` (:math:`\|w\|_1` for one task)."""
+        return float(np.linalg.norm(np.atleast_2d(weights), axis=0).sum())
+
+    def objective(self, weights, beta):
+        """:math:`P(W)` (``beta`` in the units of the problem)."""
+        return self.loss(self.margins(weights)) + beta * self.penalty(weights)
+
+    def objectives(self, weights, betas):
+        """The one-task objective of each row of ``weights`` at its value of
+        ``betas``: many candidates of one problem (a path) at once."""
+        distances = self.differences.distances(weights) / self.scale
+        margins = (1.0 + distances[:, self.triplet_pairs[:, 0]]
+                   - distances[:, self.triplet_pairs[:, 1]])
+        return (np.maximum(margins, 0.0).mean(axis=1)
+                + np.asarray(betas) * weights.sum(axis=1))
+
+    def gradient(self, alpha, ids=None):
+        r""":math:`V(\alpha)`, ``T x K``: :math:`v_{tk} = \sum_{c \in C_t}
+        \alpha_c g_{ck}`.
+
+        ``alpha`` has a value per triplet, or per triplet of ``ids``. A
+        triplet's vector is the difference of its two pairs' rows, so the
+        product is :math:`\sum_p \kappa_p s_p` over the pairs with a
+        non-zero coefficient :math:`\kappa_p` (:func:`pair_coefficients`).
+        """
+        if ids is None:
+            ids = np.flatnonzero(alpha)
+            alpha = alpha[ids]
+        result = np.zeros((self.n_tasks, self.n_basis))
+        task_of = self.tasks[ids]
+        for task in range(self.n_tasks):
+            mine = task_of == task if self.n_tasks > 1 else slice(None)
+            if ids[mine].shape[0]:
+                result[task] = self.differences.weighted_sum(pair_coefficients(
+                    self.triplet_pairs, ids[mine], alpha[mine],
+                    self.differences.pairs.shape[0])) / self.scale
+        return result
+
+    def duality_gap(self, weights, beta, alpha=None, margins=None):
+        r"""The duality gap of ``weights``: an upper bound on :math:`P(W) - P^*`.
+
+        The dual point is ``alpha`` (default: the hinge subgradient,
+        :math:`1/N_t` on the triplets past the margin), scaled by
+        :math:`\min(1, \beta / \max_k \|\max(0, -v_k)\|_2)` into the
+        feasible set; both objectives are computed on every triplet and
+        every element (as scikit-learn's Lasso solvers certify theirs).
+
+        Returns
+        -------
+        gap : float
+            :math:`P(W) - D(\alpha) \ge 0`.
+        primal : float
+            :math:`P(W)`.
+        alpha : ndarray of shape (n_triplets,)
+            The feasible dual point.
+        """
+        margins = self.margins(weights) if margins is None else margins
+        primal = self.loss(margins) + beta * self.penalty(weights)
+        if alpha is None:
+            alpha = np.where(margins > 0, self.upper, 0.0)
+        worst = np.linalg.norm(np.maximum(-self.gradient(alpha), 0.0),
+                               axis=0).max(initial=0.0)
+        if worst > beta:
+            alpha = alpha * (beta / worst)
+        return max(primal - alpha.sum(), 0.0), primal, alpha
+
+    def sample(self, size, random_state):
+        """The problem on a fixed sample of its triplets.
+
+        Each task keeps its share of ``size`` triplets (at least one),
+        drawn without replacement; the pairs they use get their own
+        :class:`SquaredDifferences` (grouped by task as before), so that
+        the objective of many iterates costs a sample's work.
+        """
+        rng = check_random_state(random_state)
+        sizes = self.task_sizes
+        kept = np.minimum(sizes, np.maximum(1, np.round(
+            size * sizes / max(sizes.sum(), 1)).astype(int)))
+        rows = np.concatenate([
+            start + np.sort(rng.choice(n, k, replace=False))
+            for start, n, k in zip(self.task_offsets[:-1], sizes, kept) if n])
+        chosen = self.triplet_pairs[rows]
+        used, inverse = np.unique(chosen, return_inverse=True)
+        differences = self.differences
+        pair_offsets = (None if differences.pair_offsets is None else
+                        np.searchsorted(used, differences.pair_offsets))
+        return HingeProblem(
+            SquaredDifferences(differences.projections,
+                               differences.pairs[used],
+                               pair_offsets=pair_offsets),
+            inverse.reshape(chosen.shape),
+            np.concatenate([[0], np.cumsum(np.where(sizes > 0, kept, 0))]),
+            self.scale)
