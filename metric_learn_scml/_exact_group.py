@@ -11,7 +11,8 @@ mt-SCML (Shi, Bellet and Sha, 2014) minimises, over :math:`W \in
 (:class:`metric_learn_scml._problem.HingeProblem`; SCML-Global is
 :math:`T = 1`). It is a second-order cone program, and nothing in the core
 dependencies solves those; this module solves it with linear programs
-(HiGHS, as :mod:`metric_learn_scml._exact`) and a small Newton system.
+(HiGHS, :func:`metric_learn_scml._lp.dual_form_lp`, the LP of
+:mod:`metric_learn_scml._exact` too) and a small Newton system.
 
 **Dual and certificate.** With :math:`[z]_+ = \max_{0 \le a \le 1} a z`
 and :math:`\alpha_c = a_c / N_t` for :math:`c \in C_t`,
@@ -105,9 +106,9 @@ feasible on some columns).
 from dataclasses import replace
 
 import numpy as np
-from scipy.optimize import linprog
 
-from ._exact import MARGIN_BAND, MAX_NEW_COLUMNS, _clean_weights
+from ._exact import MARGIN_BAND, MAX_NEW_COLUMNS
+from ._lp import dual_form_lp
 from ._problem import HingeProblem, triplet_scale
 from ._solvers import SolverResult, report
 
@@ -146,35 +147,6 @@ class Atoms:
         r""":math:`W_{:,k} = \sum_j r_{kj} d_{kj}`, ``T x K``."""
         return np.array([np.bincount(self.columns, row * amounts, n_basis)
                          for row in self.directions])
-
-
-def _atom_lp(block, row_sizes, mean_size, costs, bound):
-    r"""The LP on a working set of triplets (rows) and atoms (columns).
-
-    ``block`` (``m x A``) holds :math:`d_t g_{ck}`, ``row_sizes`` the
-    :math:`N_t` of each row, ``costs`` (``A``) each atom's :math:`\beta`
-    plus the gradient of the folded triplets along it, and ``bound`` a bound
-    on every atom's amount. Solved in its dual form, as
-    :func:`metric_learn_scml._exact._restricted_lp` (which see for why),
-    over :math:`a_c = N_t \alpha_c \in [0, 1]`, and multiplied by
-    ``mean_size`` (the mean :math:`N_t`) so that its numbers are of order
-    one; the atoms' amounts are the multipliers of its rows.
-
-    Returns ``(amounts, a)``.
-    """
-    m, n_atoms = block.shape
-    row_weights = mean_size / row_sizes
-    result = linprog(
-        np.concatenate([-row_weights, np.full(n_atoms, bound)]),
-        A_ub=np.hstack([-(block * row_weights[:, None]).T, -np.eye(n_atoms)]),
-        b_ub=costs * mean_size,
-        bounds=[(0, 1)] * m + [(0, None)] * n_atoms,
-        method="highs-ds", options={"presolve": False})
-    if result.status != 0:
-        raise RuntimeError("HiGHS could not solve the mt-SCML working-set "
-                           "LP: %s" % result.message)
-    amounts = _clean_weights(-result.ineqlin.marginals)
-    return amounts, np.clip(result.x[:m], 0.0, 1.0)
 
 
 # An LP dual value a in [0, 1] this close to a bound is on it.
@@ -372,8 +344,8 @@ def exact_group_weights(problem, beta, start, tol=1e-6, max_rounds=100,
         columns, where = np.unique(atoms.columns, return_inverse=True)
         block = (problem.rows(row_ids, columns)[:, where]
                  * atoms.directions[problem.tasks[row_ids]])
-        amounts, a = _atom_lp(block, 1.0 / upper[row_ids], mean_size, costs,
-                              bound)
+        amounts, a = dual_form_lp(block, 1.0 / upper[row_ids], mean_size,
+                                  costs, bound)
         weights = atoms.weights(amounts, n_basis)
         alpha[row_ids] = a * upper[row_ids]
         margins = problem.margins(weights)

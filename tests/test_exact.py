@@ -7,10 +7,10 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from metric_learn_scml import SCML_Supervised
-from metric_learn_scml._exact import (HighsLP, ScipyLP,
-                                      _import_highspy, beta_max, duality_gap,
-                                      exact_path, exact_weights,
-                                      steepest_atoms, working_set_lp)
+from metric_learn_scml._exact import (beta_max, duality_gap, exact_path,
+                                      exact_weights, steepest_atoms)
+from metric_learn_scml._lp import (HighsLP, ScipyLP, _import_highspy,
+                                   working_set_lp)
 from metric_learn_scml._problem import HingeProblem, SquaredDifferences
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
 
@@ -264,7 +264,7 @@ def test_highs_model_without_standard_output(monkeypatch):
     # A detached process (pythonw, a daemon) may have no sys.stdout and no
     # descriptor 1 to silence: the first model must still be built.
     highspy = recent_highspy()
-    import metric_learn_scml._exact as exact_module
+    import metric_learn_scml._lp as exact_module
 
     def no_descriptor(fd):
         raise OSError(9, "Bad file descriptor")
@@ -287,7 +287,7 @@ def test_highs_model_prints_nothing():
     # options can be set; the package's models must stay silent.
     recent_highspy()
     code = ("import numpy as np\n"
-            "from metric_learn_scml._exact import working_set_lp, HighsLP\n"
+            "from metric_learn_scml._lp import working_set_lp, HighsLP\n"
             "from metric_learn_scml._problem import HingeProblem\n"
             "from metric_learn_scml._problem import SquaredDifferences\n"
             "rng = np.random.RandomState(0)\n"

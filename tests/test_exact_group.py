@@ -260,7 +260,7 @@ def test_phase_reports_its_rounds_and_keeps_rda_if_highs_fails(
 
     # A test of the phase's private LP failing: no public input makes
     # HiGHS fail on a well-posed problem.
-    monkeypatch.setattr(exact_group, "_atom_lp", failing)
+    monkeypatch.setattr(exact_group, "dual_form_lp", failing)
     kept = exact_group_phase(differences, triplet_pairs, offsets, result, beta)
     np.testing.assert_array_equal(kept.weights, result.weights)
     assert not kept.converged

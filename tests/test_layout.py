@@ -3,11 +3,13 @@
 import ast
 from pathlib import Path
 
+import pytest
+
 import metric_learn_scml
 
 PACKAGE = Path(metric_learn_scml.__file__).parent
 MATHS = {"_arrays", "_progress", "_triplets", "_basis", "_embedding", "_problem",
-         "_solvers", "_local", "_exact",
+         "_solvers", "_local", "_lp", "_exact",
          "_exact_group", "_selection"}
 BASE = {"_validation", "_docs", "_base"}
 
@@ -55,6 +57,7 @@ def test_layers_import_only_downwards():
         assert graph[module] <= MATHS | BASE, (module, graph[module])
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_maths_layer_takes_and_calls_no_estimator_at_run_time():
     # The import rule above holds at import time; this one follows the
     # calls of real fits. No function of the maths layer receives one of

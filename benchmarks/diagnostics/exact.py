@@ -35,7 +35,7 @@ import numpy as np
 import scipy
 
 from metric_learn_scml import SCML_Supervised, scml_path
-from metric_learn_scml._exact import _import_highspy
+from metric_learn_scml._lp import _import_highspy
 from metric_learn_scml._triplets import triplets_from_labels
 
 from .. import breadth, global_table
