@@ -34,7 +34,8 @@ from ._basis import (default_n_basis, distinct_elements, labels_basis,
 from ._exact import EXACT_GAP_TOL, beta_max, exact_phase
 from ._exact_group import exact_group_phase
 from ._progress import FitLog
-from ._selection import PathSettings, merges_points, select_beta
+from ._selection import (PathSettings, merges_points, pool_selections,
+                         select_beta)
 from ._problem import HingeProblem, scaled_differences
 from ._solvers import components_from_weights, rda, rda_state_for
 from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
@@ -585,8 +586,9 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False):
 
     Each task (one, without ``tasks``) gets its ``k_genuine x k_impostor``
     triplets among its own points and its own local discriminative basis;
-    the basis is their union. ``beta='auto'`` is resolved here, before the
-    basis is drawn (:meth:`_FromLabels._choose_beta`).
+    the basis is their union. ``beta='auto'`` is resolved here, once each
+    task's triplets are known to exist and before the basis is drawn
+    (:meth:`_FromLabels._choose_beta`).
 
     ``partial``: a later batch of ``partial_fit``. The basis of the first
     batch is kept, and a task whose points here give no triplet (absent,
@@ -603,10 +605,22 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False):
                                         extend=partial)
         members = [np.flatnonzero(codes == t)
                    for t in range(estimator.tasks_.shape[0])]
+    with estimator._log.stage("mining triplets") as facts:
+        triplets = [rows[_task_triplets(estimator, X[rows], y[rows], task,
+                                        partial)]
+                    for task, rows in zip(
+                        [None] if tasks is None else estimator.tasks_,
+                        members)]
+        facts.update(points=X.shape[0],
+                     triplets=sum(t.shape[0] for t in triplets))
     if estimator.beta_ is None:
         with estimator._log.stage("choosing %s" % estimator._stage_name()) \
                 as facts:
-            selection = estimator._choose_beta(X, y)
+            # One selection per task, each the one a single-task model of
+            # that task makes, pooled (for mt-SCML) into one beta.
+            selection = pool_selections([estimator._choose_beta(X[rows],
+                                                                y[rows])
+                                         for rows in members])
             facts.update(values_tried=selection.betas,
                          held_out_3nn_errors=selection.errors,
                          held_out_points=selection.n_scored,
@@ -617,14 +631,6 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False):
         estimator.validation_error_path_ = selection.errors
         estimator.validation_triplet_error_path_ = selection.triplet_errors
         estimator.euclidean_fallback_ = selection.euclidean
-    with estimator._log.stage("mining triplets") as facts:
-        triplets = [rows[_task_triplets(estimator, X[rows], y[rows], task,
-                                        partial)]
-                    for task, rows in zip(
-                        [None] if tasks is None else estimator.tasks_,
-                        members)]
-        facts.update(points=X.shape[0],
-                     triplets=sum(t.shape[0] for t in triplets))
     with estimator._log.stage("building the basis") as facts:
         basis = estimator.basis_ if partial else estimator._make_basis(
             X.shape[1], lambda t, n: labels_basis(

@@ -153,6 +153,21 @@ PARAMETERS = {
         Strength of the group penalty
         :math:`\beta \sum_k \|W_{:,k}\|_2` (>= 0). Larger values keep fewer
         basis elements, and an element is dropped for all tasks at once.""",
+    'beta:group_auto': r"""    beta : 'auto' or float, default='auto'
+        Strength of the group penalty
+        :math:`\beta \sum_k \|W_{:,k}\|_2` (>= 0). Larger values keep
+        fewer basis elements, and an element is dropped for all tasks at
+        once. ``'auto'`` runs on each task the choice of
+        :class:`~metric_learn_scml.SCML_Supervised`'s ``beta='auto'`` (the
+        same held-out cuts, grid and rule), averages the tasks' held-out
+        errors at each multiple of :math:`\beta_{\max}` (weighted by the
+        points scored), and applies the chosen multiple to the norm of the
+        tasks' :math:`\beta_{\max}`: for :math:`T` like tasks that is
+        :math:`\sqrt{T}` times the single-task value, as the group norm of
+        a column they share is :math:`\sqrt{T}` times one task's weight.
+        Beyond the paper; there is no Euclidean fallback. A float is used
+        as given (the paper's value is ``1e-5``, for standardised
+        features).""",
     'n_basis:per_task': r"""    n_basis : int, default=None
         Number of basis elements to generate *per task* (ignored for an
         array ``basis``); the basis is the union of the task bases, each

@@ -397,6 +397,40 @@ def select_beta(X, y, settings, random_state=None,
         float(euclidean.mean()), n_scored)
 
 
+def pool_selections(selections):
+    r"""One beta for mt-SCML from each task's :func:`select_beta`.
+
+    Every task's grid is the same multiples of its own
+    :math:`\beta_{\max,t}`; the tasks' held-out errors are averaged at each
+    multiple (weighted by the points each scored), :func:`best_beta`
+    chooses among them, and the multiple applies to
+    :math:`\|(\beta_{\max,1}, \dots, \beta_{\max,T})\|_2`. That is the
+    :math:`\beta_{\max}` of the group penalty when the tasks' steepest
+    elements coincide, and an upper bound on it otherwise: the group norm
+    of a column shared by :math:`T` like tasks is :math:`\sqrt{T}` times
+    one task's weight, so the value of a single task would leave mt-SCML
+    :math:`\sqrt{T}` times less penalised, and denser, than the
+    single-task models together (satimage cut into 3 tasks: about 7x their
+    elements). One selection is returned as it is, and the first one that
+    could not run (with its reason) in place of all. mt-SCML has no
+    Euclidean fallback, so ``euclidean`` is False. Beyond the paper.
+    """
+    failed = [selection for selection in selections
+              if selection.reason is not None]
+    if len(selections) == 1 or failed:
+        return (failed or selections)[0]
+    n_scored = np.array([selection.n_scored for selection in selections])
+    share = n_scored / n_scored.sum()
+    largest = np.array([selection.betas[0] for selection in selections])
+    betas = np.linalg.norm(largest) * selections[0].betas / largest[0]
+    errors, triplet_errors, euclidean = (
+        share @ np.array([getattr(selection, name) for selection in selections])
+        for name in ("errors", "triplet_errors", "euclidean_error"))
+    return BetaSelection(
+        best_beta(betas, errors, triplet_errors, n_scored.sum()), betas,
+        errors, triplet_errors, False, float(euclidean), int(n_scored.sum()))
+
+
 def no_selection(reason):
     """The :class:`BetaSelection` where none could run: ``FALLBACK_BETA``."""
     empty = np.zeros(0)

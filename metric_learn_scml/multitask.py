@@ -35,10 +35,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import (_FromLabels, _LinearMetric, _MetricLearner, _SCMLEstimator,
                     single_threaded, supervised_problem,
                     triplet_classifier_tags, triplet_problem)
-from ._docs import attributes, parameters
+from ._docs import AUTO_BETA_ATTRIBUTES, attributes, parameters
 from ._solvers import components_from_weights
-from ._validation import (checked_input, plain, require_tasks, task_codes,
-                          warn_score_pairs)
+from ._validation import (Interval, Options, checked_input, plain,
+                          require_tasks, task_codes, warn_score_pairs)
 
 
 class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -365,10 +365,10 @@ default='lda'
         and stacks them; ``'triplet_diffs'`` the basis of
         :class:`MultiTaskSCML` from each task's mined triplets. An array is shared by all tasks as given, its rows
         scaled to unit norm.
-    """ + parameters(*MULTITASK_PARAMETERS) + """
+    """ + parameters("beta:group_auto", *MULTITASK_PARAMETERS[1:]) + """
 
     Attributes
-    ----------""" + attributes(*MULTITASK_ATTRIBUTES) + """
+    ----------""" + attributes(*MULTITASK_ATTRIBUTES, AUTO_BETA_ATTRIBUTES[0]) + """
 
     See Also
     --------
@@ -401,8 +401,12 @@ default='lda'
     2
     """
 
+    _parameter_constraints = {
+        "beta": [Options("auto"), Interval("float", low=0)],
+    }
+
     def __init__(self, k_genuine=3, k_impostor=10, neighbors="auto",
-                 beta=1e-5, basis="lda",
+                 beta="auto", basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="rda",
                  verbose=False, preprocessor=None, random_state=None,

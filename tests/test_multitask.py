@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from sklearn import config_context
 from sklearn.base import clone
+from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
@@ -51,10 +52,13 @@ def fitted():
 # ------------------------------------------------------- one task = global
 
 def test_one_task_equals_scml_supervised(wine):
+    # beta='auto' too: one task's selection is the single-task one.
     X, y = wine
-    single = SCML_Supervised(**FAST, **SINGLE).fit(X, y)
+    single = SCML_Supervised(**FAST, solver="rda").fit(X, y)
     multi = MultiTaskSCML_Supervised(**FAST, solver="rda").fit(
         X, y, ["only"] * len(y))
+    assert not single.euclidean_fallback_
+    assert multi.beta_ == single.beta_
     np.testing.assert_array_equal(multi.basis_, single.basis_)
     np.testing.assert_allclose(multi.weights_[0], single.weights_)
     np.testing.assert_allclose(multi.get_mahalanobis_matrix("only"),
@@ -82,6 +86,28 @@ def test_exact_phase_is_sparser_than_rda_at_a_lower_objective(wine):
     assert exact.objective_ <= rda.objective_ + 1e-9
     assert exact.n_active_basis_ <= rda.n_active_basis_
     assert np.isnan(rda.dual_gap_) and exact.dual_gap_ <= 1e-6 * exact.objective_
+
+
+def test_auto_beta_of_like_tasks_is_sqrt_t_times_the_single_task_one():
+    # T copies of one task: each task's selection is the single-task one,
+    # and the group norm of a column the T tasks share is sqrt(T) times
+    # one task's weight, so the single-task beta would leave mt-SCML
+    # sqrt(T) times less penalised than the single-task model.
+    X, y = make_classification(n_samples=120, n_features=8, n_informative=3,
+                               n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, random_state=0)
+    n_tasks = 3
+    single = SCML_Supervised(random_state=0).fit(X, y)
+    multi = MultiTaskSCML_Supervised(random_state=0, solver="exact").fit(
+        np.tile(X, (n_tasks, 1)), np.tile(y, n_tasks),
+        np.repeat(np.arange(n_tasks), len(y)))
+    np.testing.assert_allclose(multi.beta_, np.sqrt(n_tasks) * single.beta_,
+                               rtol=1e-12)
+    np.testing.assert_allclose(multi.beta_path_,
+                               np.sqrt(n_tasks) * single.beta_path_,
+                               rtol=1e-12)
+    # Like tasks share their elements: no more than one task's model.
+    assert 0 < multi.n_active_basis_ <= single.n_active_basis_
 
 
 def test_one_task_equals_scml_on_triplets():

@@ -1253,14 +1253,14 @@ def test_verbose_reports_every_stage_and_fit_stages_keeps_them(wine, capsys):
     model = SCML_Supervised(verbose=True, random_state=0).fit(X, y)
     out = capsys.readouterr().out
     names = [stage["stage"] for stage in model.fit_stages_]
-    assert names == ["choosing beta", "mining triplets", "building the basis",
+    assert names == ["mining triplets", "choosing beta", "building the basis",
                      "RDA at beta=%.3g" % model.beta_, "exact phase"]
     assert all(stage["seconds"] >= 0 for stage in model.fit_stages_)
-    choice = model.fit_stages_[0]
+    choice = model.fit_stages_[1]
     assert choice["chosen"] == model.beta_
     np.testing.assert_array_equal(choice["values_tried"], model.beta_path_)
     assert choice["held_out_points"] > 0
-    assert model.fit_stages_[1]["triplets"] == 178 * 30
+    assert model.fit_stages_[0]["triplets"] == 178 * 30
     assert model.fit_stages_[2]["elements"] == model.basis_.shape[0]
     assert model.fit_stages_[4]["active"] == model.n_active_basis_
     for name in names:
