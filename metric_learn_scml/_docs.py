@@ -133,10 +133,7 @@ PARAMETERS = {
         to :math:`10^{-5}` times the smallest beta that keeps no element,
         and, among the values whose held-out 3-NN error is within half a
         standard error of the least, the least error on held-out triplets
-        wins (then the larger beta); below 750 training points the cut
-        is redrawn until 150 points are scored (five cuts at most) and
-        the errors averaged (the standard errors count distinct points).
-        The model is then fitted on
+        wins (then the larger beta). The model is then fitted on
         every point at that value (see :class:`SCML_SupervisedCV` for
         k-fold cross-validation). Where the Euclidean metric beats every
         value on the held-out points by more than a standard error, the
@@ -159,7 +156,7 @@ PARAMETERS = {
         fewer basis elements, and an element is dropped for all tasks at
         once. ``'auto'`` runs on each task the choice of
         :class:`~metric_learn_scml.SCML_Supervised`'s ``beta='auto'`` (the
-        same held-out cuts, grid and rule), averages the tasks' held-out
+        same held-out cut, grid and rule), averages the tasks' held-out
         errors at each multiple of :math:`\beta_{\max}` (weighted by the
         points scored), and applies the chosen multiple to the norm of the
         tasks' :math:`\beta_{\max}`: for :math:`T` like tasks that is
@@ -241,10 +238,8 @@ ATTRIBUTES = {
         Number of features seen during fit.""",
     'beta_path_, validation_error_path_, validation_triplet_error_path_': r"""    beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
         With ``beta='auto'``: the values tried, and the held-out 3-NN error
-        and triplet error under each (over several held-out cuts below 750
-        points, the geometric mean of the cuts' values and the mean of
-        their errors; empty where too few points per class could be held
-        out, and ``beta_`` is then 1e-5).""",
+        and triplet error under each (empty where too few points per
+        class could be held out, and ``beta_`` is then 1e-5).""",
     'tasks_': r"""    tasks_ : ndarray of shape (n_tasks,)
         The task ids, sorted as by :func:`numpy.unique`; row ``t`` of
         ``weights_`` belongs to ``tasks_[t]``.""",

@@ -3,7 +3,7 @@
 A fit passes one :class:`FitLog` through its stages (choosing beta, mining
 triplets, building the basis, the solvers, a fallback). With ``verbose``
 each stage prints a line when it starts and one when it ends, and a long
-stage prints its own progress in between (the solvers' tables, the cuts
+stage prints its own progress in between (the solvers' tables, the path
 of the choice of beta), so that no stretch of a fit is silent. The same
 records are kept on the estimator as ``fit_stages_``, for a quiet fit.
 """

@@ -28,6 +28,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.utils import check_random_state
 
+from ._arrays import centred
 from ._basis import labels_basis
 from ._exact import beta_max, exact_path
 from ._problem import HingeProblem, scaled_differences, triplet_scale
@@ -301,14 +302,6 @@ FALLBACK_BETA = 1e-5
 # 3-NN error of 5,000 points has a standard error under 0.7 point, and
 # scoring more only costs time.
 MAX_VALIDATION_POINTS = 5000
-# The fewest held-out points the choice rests on: below them (fewer than
-# 750 training points) the cut is redrawn, up to MAX_SELECTION_REPEATS
-# times, and the scores averaged. At 150 points the 3-NN error's standard
-# error is about 3 points (at 20 % error); on 29 points (KEEL sonar, 145
-# training points) it is 7, and one cut chose the sparsest model of the grid
-# on a third of the fits (24-27 % test error where the others err 13-16 %).
-MIN_SCORED_POINTS = 150
-MAX_SELECTION_REPEATS = 5
 
 
 def select_beta(X, y, settings, random_state=None,
@@ -322,13 +315,11 @@ def select_beta(X, y, settings, random_state=None,
     along the grid of :func:`beta_grid` (relative to its own ``beta_max``)
     by RDA, and each solution is scored on the held-out points (a
     stratified ``max_scored_points`` of them at most; :func:`path_scores`,
-    :func:`best_beta`). While fewer than ``MIN_SCORED_POINTS`` points have
-    been scored, a new cut is drawn and scored the same way
-    (``MAX_SELECTION_REPEATS`` cuts at most); the errors of the cuts are
-    averaged at each place of the grid, whose values are the geometric
-    means of the cuts' (they differ only by their ``beta_max``), and the
-    standard errors count the distinct points scored. The Euclidean metric
-    is preferred where its held-out 3-NN error is lower than every beta's
+    :func:`best_beta`). One cut: redrawing it and averaging the scores of
+    up to five cuts (until 150 points were scored) changed no dataset's
+    test error significantly on the 39 breadth datasets where it drew more
+    than one (``benchmarks/results/NOTES.md``, "One held-out cut"), and
+    cost up to twice the fit. The Euclidean metric is preferred where its held-out 3-NN error is lower than every beta's
     by more than ``EUCLIDEAN_MARGIN`` standard errors
     (:func:`euclidean_wins`). Where no class can spare a point, or the
     held-out part could not contain every class, ``FALLBACK_BETA`` is
@@ -336,9 +327,13 @@ def select_beta(X, y, settings, random_state=None,
 
     A pure function of the data, the ``settings`` (:class:`PathSettings`)
     and ``random_state``; it returns a :class:`BetaSelection`.
-    ``progress``, a function of a message, hears of each cut.
+    ``progress``, a function of a message, hears of each step.
     """
     rng = check_random_state(random_state)
+    # Far from the origin, every distance below (the held-out 3-NN errors
+    # of the metrics and of the data's own coordinates) loses the offset's
+    # digits; the choice is the same for the data moved to their mean.
+    X = centred(X)
     classes, counts = np.unique(y, return_counts=True)
     if counts.min() < 2 and (counts >= 2).sum() >= 2:
         # A class of one point can be neither held out nor a target: the
@@ -356,45 +351,32 @@ def select_beta(X, y, settings, random_state=None,
                 classes.shape[0], y.shape[0]))
     n_fit_points = max(max_fit_points,
                        MIN_SELECTION_POINTS_PER_CLASS * classes.shape[0])
-    n_cuts = int(min(MAX_SELECTION_REPEATS,
-                     max(1, np.ceil(MIN_SCORED_POINTS / n_held))))
-    cuts, scored = [], []
-    for _ in range(n_cuts):
-        fit, held = train_test_split(np.arange(y.shape[0]), test_size=n_held,
-                                     stratify=y, random_state=rng)
-        # (A stratified cut must leave out at least a point of every class.)
-        if fit.shape[0] >= n_fit_points + classes.shape[0]:
-            fit = train_test_split(fit, train_size=n_fit_points,
-                                   stratify=y[fit], random_state=rng)[0]
-        if held.shape[0] > max_scored_points + classes.shape[0]:
-            held = train_test_split(held, train_size=max_scored_points,
-                                    stratify=y[held], random_state=rng)[0]
-        if progress is not None:
-            progress("  cut %d of %d: the path on %d points ..." % (
-                len(cuts) + 1, n_cuts, fit.shape[0]))
-        scores = path_scores(X, y, fit, held, settings, random_state=rng,
-                             progress=progress)
-        if scores is None:
-            return no_selection("could fit no basis element on a part of "
-                                "the points, or no beta keeps one there")
-        if progress is not None:
-            progress("  cut %d of %d: %d betas scored on %d held-out points"
-                     % (len(cuts) + 1, n_cuts, len(scores[0]), held.shape[0]))
-        cuts.append(scores + (held_out_error(X[fit], y[fit], X[held],
-                                             y[held]),))
-        scored.append(held)
-    betas, errors, triplet_errors, euclidean = (
-        np.array(values) for values in zip(*cuts))
-    betas = np.exp(np.log(betas).mean(axis=0))
-    errors, triplet_errors = errors.mean(axis=0), triplet_errors.mean(axis=0)
-    # A point held out by two cuts is one point: the mean over the cuts
-    # knows no more about it than one score would.
-    n_scored = np.unique(np.concatenate(scored)).shape[0]
+    fit, held = train_test_split(np.arange(y.shape[0]), test_size=n_held,
+                                 stratify=y, random_state=rng)
+    # (A stratified cut must leave out at least a point of every class.)
+    if fit.shape[0] >= n_fit_points + classes.shape[0]:
+        fit = train_test_split(fit, train_size=n_fit_points,
+                               stratify=y[fit], random_state=rng)[0]
+    if held.shape[0] > max_scored_points + classes.shape[0]:
+        held = train_test_split(held, train_size=max_scored_points,
+                                stratify=y[held], random_state=rng)[0]
+    if progress is not None:
+        progress("  the path on %d points ..." % fit.shape[0])
+    scores = path_scores(X, y, fit, held, settings, random_state=rng,
+                         progress=progress)
+    if scores is None:
+        return no_selection("could fit no basis element on a part of "
+                            "the points, or no beta keeps one there")
+    betas, errors, triplet_errors = scores
+    if progress is not None:
+        progress("  %d betas scored on %d held-out points" % (
+            len(betas), held.shape[0]))
+    euclidean = held_out_error(X[fit], y[fit], X[held], y[held])
     return BetaSelection(
-        best_beta(betas, errors, triplet_errors, n_scored), betas, errors,
-        triplet_errors, euclidean_wins(errors.min(), euclidean.mean(),
-                                       n_scored),
-        float(euclidean.mean()), n_scored)
+        best_beta(betas, errors, triplet_errors, held.shape[0]), betas,
+        errors, triplet_errors,
+        euclidean_wins(errors.min(), euclidean, held.shape[0]),
+        float(euclidean), held.shape[0])
 
 
 def pool_selections(selections):
@@ -518,6 +500,9 @@ def merges_points(X, components):
     """
     if components.shape[0] and np.linalg.matrix_rank(components) >= X.shape[1]:
         return False
+    # (Centred: far from the origin the images' offset would take the
+    # digits that tell points apart.)
+    X = centred(X)
     return distinct_points(X @ components.T) < distinct_points(X)
 
 
