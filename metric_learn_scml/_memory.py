@@ -17,13 +17,16 @@ from sklearn.utils import check_random_state
 
 from ._basis import distinct_elements
 from ._solvers import RDAState
+from ._triplets import MAX_ANCHORS
 
-# The default bound of the memory: MAX_ANCHORS, the most anchors fit itself
-# mines triplets from (beyond them it samples anchors).
-from ._triplets import MAX_ANCHORS as DEFAULT_MEMORY  # noqa: F401
+# The default bound of the memory: the most anchors fit itself mines
+# triplets from (beyond them it samples anchors).
+DEFAULT_MEMORY = MAX_ANCHORS
 
 # A new basis is drawn once the points it would come from are this many
-# times those of the current one.
+# times those of the current one: a basis of J points per class grows
+# more local with the density of its points, so doubling them redraws it
+# log2(memory / first batch) times in all (NOTES, "partial_fit at scale").
 BASIS_GROWTH = 2
 
 
@@ -62,7 +65,9 @@ def remember(memory, X, y, tasks, capacity, random_state):
     one, and otherwise takes a place drawn uniformly from ``0..i`` when
     that place is below ``capacity``. Every point seen is then kept with
     the same probability, ``capacity / n_seen``. ``memory`` (None: empty)
-    is not modified.
+    is not modified. A memory above ``capacity`` (lowered between calls)
+    first keeps a uniform sample of itself, which is a uniform sample of
+    the points seen.
 
     Returns
     -------
@@ -72,6 +77,12 @@ def remember(memory, X, y, tasks, capacity, random_state):
     if memory is None:
         memory = PointMemory(X[:0], y[:0], None if tasks is None
                              else tasks[:0], 0)
+    if memory.X.shape[0] > capacity:
+        chosen = np.sort(rng.choice(memory.X.shape[0], capacity,
+                                    replace=False))
+        memory = PointMemory(memory.X[chosen], memory.y[chosen],
+                             None if tasks is None else memory.tasks[chosen],
+                             memory.n_seen)
     n_kept, n_new = memory.X.shape[0], X.shape[0]
     fill = max(0, min(capacity - n_kept, n_new))
     parts = [(memory.X, X), (memory.y, y)] + (
