@@ -436,9 +436,10 @@ class _SCMLEstimator(_MetricLearner):
 
         The first call (on an unfitted model) validates the parameters,
         resolves ``beta='auto'`` and draws the basis from its batch, as
-        ``fit`` does; every call mines the triplets of its own batch and
-        takes RDA steps from the running state of the calls (and fits)
-        before it. Later calls validate the parameters again, and a float
+        ``fit`` does; every call mines the triplets of its batch (against
+        the points remembered, for the learners from labels) and takes
+        RDA steps from the running state of the calls (and fits) before
+        it. Later calls validate the parameters again, and a float
         beta set between calls applies from the next one, as a learning
         rate does in ``SGDClassifier.partial_fit``. A later call that
         raises leaves the model as it was.
