@@ -29,9 +29,10 @@ Output: a markdown table on stdout, ``scale.csv`` and a log-log plot
 (``benchmarks/results`` by default).
 
 ``python -m benchmarks scale --partial-fit 50000`` compares ``partial_fit``
-over 10 equal batches with ``fit`` on all the points and with the
-Euclidean metric (issue 29), on :func:`partial_fit_data` (:func:`partial_fit_rows`;
-about a minute for 50,000 points, several minutes for 200,000).
+over 10 equal batches (with its memory of earlier points, and without)
+with ``fit`` on all the points and with the Euclidean metric (issue 29),
+on :func:`partial_fit_data` (:func:`partial_fit_rows`; about a minute for
+50,000 points, several minutes for 200,000).
 
 ``python -m benchmarks scale --real letters magic`` measures the same on
 the largest real data reachable offline instead, the KEEL datasets of the
@@ -136,8 +137,9 @@ def partial_fit_data(n_samples):
 
 def partial_fit_rows(n_samples, n_batches=10, params=None):
     """3-NN test error of ``partial_fit`` over ``n_batches`` equal batches
-    in order, of ``fit`` on all the points and of the Euclidean metric,
-    on :func:`partial_fit_data`, in this process on one thread.
+    in order (at its defaults, and with ``partial_fit_memory=0``: each
+    batch alone), of ``fit`` on all the points and of the Euclidean
+    metric, on :func:`partial_fit_data`, in this process on one thread.
 
     Returns
     -------
@@ -151,8 +153,9 @@ def partial_fit_rows(n_samples, n_batches=10, params=None):
     X, y, X_test, y_test = partial_fit_data(n_samples)
     rows = []
     with threadpool_limits(limits=1):
-        for method in ("partial_fit", "fit"):
-            estimator = _ours(dict(params or {}))
+        for method in ("partial_fit", "partial_fit, no memory", "fit"):
+            estimator = _ours(dict(params or {}, **(
+                dict(partial_fit_memory=0) if "no memory" in method else {})))
             start = time.perf_counter()
             if method == "fit":
                 estimator.fit(X, y)
@@ -176,7 +179,7 @@ def partial_fit_table(rows, n_batches=10):
         ["points", "method", "3-NN error (%)", "time (s)", "beta", "active"],
         [["{:,}".format(row["n_samples"]),
           row["method"] + (" (%d batches)" % n_batches
-                           if row["method"] == "partial_fit" else ""),
+                           if row["method"].startswith("partial_fit") else ""),
           _cell(row["error"], "%.1f", 100), _cell(row.get("fit_seconds"), "%.1f"),
           _cell(row.get("beta"), "%.3g"), _cell(row.get("n_active"), "%.0f")]
          for row in rows])

@@ -4,18 +4,19 @@ Incremental fitting: partial_fit, and dask clusters
 =====================================================
 
 :meth:`~metric_learn_scml.SCML_Supervised.partial_fit` learns from one batch
-at a time: the first batch fixes the basis (and ``beta='auto'``), every
-batch mines its own triplets, and each call takes one epoch of RDA steps
-from the running average of the gradients of all the batches before it
-(regularized dual averaging is built on that average, so nothing else needs
-to be kept). The data never has to fit in memory at once.
+at a time: the first batch fixes ``beta='auto'`` and draws the basis, and
+each call takes one epoch of RDA steps from the running average of the
+gradients of all the batches before it (regularized dual averaging is
+built on that average). The model also remembers a uniform sample of the
+points seen, at most ``partial_fit_memory`` of them: each batch's points
+find their triplets' targets and impostors among the batch and that
+sample, as ``fit`` finds them among all its points, and the basis is
+drawn anew from it as it grows (the elements in use are kept). The data
+never has to fit in memory at once.
 
 Below, 16,000 points of a 10-class problem arrive in ten batches. The test
 3-NN error after each batch is set against the model fitted on all the
-points at once and against the Euclidean distance. Triplets are mined
-within a batch, so a batch needs enough points per class for its
-neighbours to be close: with batches of a few dozen points per class, the
-incremental model trails the full fit.
+points at once and against the Euclidean distance.
 
 The same model runs past one machine with dask-ml's ``Incremental``
 wrapper, which calls ``partial_fit`` on every block of a dask array in

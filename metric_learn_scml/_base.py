@@ -33,11 +33,12 @@ from ._basis import (default_n_basis, distinct_elements, labels_basis,
                      task_basis_size, triplet_basis)
 from ._exact import EXACT_GAP_TOL, beta_max, exact_phase
 from ._exact_group import exact_group_phase
+from ._memory import BASIS_GROWTH, remember, renewed_basis, renewed_state
 from ._progress import FitLog
 from ._selection import (PathSettings, merges_points, pool_selections,
                          select_beta)
 from ._problem import HingeProblem, scaled_differences
-from ._solvers import components_from_weights, rda, rda_state_for
+from ._solvers import RDAState, components_from_weights, rda, rda_state_for
 from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
 from ._validation import (ArrayLike, HasMethods, Interval, Options,
                           PointIndexer, check_basis_array,
@@ -209,7 +210,7 @@ class _SCMLEstimator(_MetricLearner):
         # no fitted attribute of an earlier fit (a beta_path_ of
         # beta='auto', a kkt_residual_ of the local model) outlives it, and
         # partial_fit then starts a new run.
-        forget_fit(self, ("_rda_state", "_unit"))
+        forget_fit(self, ("_rda_state", "_unit", "_memory", "_basis_points"))
         self._check_preprocessor()
         self._rng = random_state_of(self)
         self._start_log()
@@ -440,11 +441,13 @@ class _SCMLEstimator(_MetricLearner):
 
         The first call (on an unfitted model) validates the parameters,
         resolves ``beta='auto'`` and draws the basis from its batch, as
-        ``fit`` does; every call mines the triplets of its own batch and
-        takes RDA steps from the running state of the calls (and fits)
-        before it. Later calls validate the parameters again, and a float
+        ``fit`` does; every call mines the triplets of its batch (against
+        the points remembered, for the learners from labels) and takes
+        RDA steps from the running state of the calls (and fits) before
+        it. Later calls validate the parameters again, and a float
         beta set between calls applies from the next one, as a learning
-        rate does in ``SGDClassifier.partial_fit``.
+        rate does in ``SGDClassifier.partial_fit``. A later call that
+        raises leaves the model as it was.
         """
         first = not hasattr(self, "_rda_state")
         if first:
@@ -454,16 +457,25 @@ class _SCMLEstimator(_MetricLearner):
             self._start_log()
             if self._given_beta() is not None:
                 self.beta_ = self._given_beta()
-        X, triplets, offsets, basis = problem(self, *data, partial=not first)
-        if triplets.shape[0] == 0:
-            warnings.warn(
-                "%s.partial_fit: this batch gives no triplet (a triplet "
-                "needs two points of a class and one of another, within a "
-                "task), so the model is unchanged." % type(self).__name__,
-                UserWarning)
-            return self
-        return self._fit_problem(X, triplets, offsets, basis,
-                                 incremental=True)
+        # (The attributes' values are replaced, never changed in place.)
+        before = dict(vars(self))
+        try:
+            X, triplets, offsets, basis = problem(self, *data,
+                                                  partial=not first)
+            if triplets.shape[0] == 0:
+                warnings.warn(
+                    "%s.partial_fit: this batch gives no triplet (a triplet "
+                    "needs two points of a class and one of another, within "
+                    "a task), so the model is unchanged." % type(self).__name__,
+                    UserWarning)
+                return self
+            return self._fit_problem(X, triplets, offsets, basis,
+                                     incremental=True)
+        except Exception:
+            if not first:
+                vars(self).clear()
+                vars(self).update(before)
+            raise
 
     # Tasks (the multi-task learners); a single task elsewhere.
 
@@ -490,7 +502,7 @@ class _SCMLEstimator(_MetricLearner):
             state = self._rda_state
             grown = np.zeros((merged.shape[0], state.mean_gradient.shape[1]))
             grown[rows] = state.mean_gradient
-            state.mean_gradient = grown
+            self._rda_state = RDAState(grown, state.iteration, state.scale)
         self.tasks_ = merged
         return codes.reshape(-1)
 
@@ -581,7 +593,8 @@ def triplet_problem(estimator, triplets, tasks=None, partial=False, y=None):
     return X, indices, offsets, basis
 
 
-def supervised_problem(estimator, X, y, tasks=None, partial=False):
+def supervised_problem(estimator, X, y, tasks=None, partial=False,
+                       incremental=False):
     """Points, index triplets grouped by task, and the basis, from labels.
 
     Each task (one, without ``tasks``) gets its ``k_genuine x k_impostor``
@@ -594,25 +607,39 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False):
     batch is kept, and a task whose points here give no triplet (absent,
     or a single class) simply has none.
 
+    ``incremental`` (every ``partial_fit`` call): the batch's points are
+    the anchors, mined against the batch and the points remembered
+    (:mod:`._memory`), which are returned after the batch's in ``X``;
+    when those have grown :data:`._memory.BASIS_GROWTH` times since the
+    basis was drawn, its inactive elements are replaced by a new draw
+    from them. The batch joins the memory.
+
     Returns ``(X, triplets, task_offsets, basis)``.
     """
     X, y = validate_supervised(estimator, X, y, reset=not partial)
     resolve_neighbors(estimator.neighbors, 0)   # its errors, before any work
-    if tasks is None:
-        members = [np.arange(X.shape[0])]
-    else:
-        codes = estimator._encode_tasks(tasks, X.shape[0], "sample",
-                                        extend=partial)
-        members = [np.flatnonzero(codes == t)
-                   for t in range(estimator.tasks_.shape[0])]
+    n_batch = X.shape[0]
+    codes = None if tasks is None else estimator._encode_tasks(
+        tasks, n_batch, "sample", extend=partial)
+    earlier = estimator.__dict__.get("_memory") if incremental else None
+    remembered = earlier is not None and earlier.X.shape[0] > 0
+    if remembered:
+        X, y, codes = earlier.after(X, y, codes, None if tasks is None
+                                    else estimator.tasks_)
+    members = ([np.arange(X.shape[0])] if tasks is None else
+               [np.flatnonzero(codes == t)
+                for t in range(estimator.tasks_.shape[0])])
     with estimator._log.stage("mining triplets") as facts:
-        triplets = [rows[_task_triplets(estimator, X[rows], y[rows], task,
-                                        partial)]
+        triplets = [rows[_task_triplets(
+                        estimator, X[rows], y[rows], task, partial,
+                        np.flatnonzero(rows < n_batch) if remembered
+                        else None)]
                     for task, rows in zip(
                         [None] if tasks is None else estimator.tasks_,
                         members)]
         facts.update(points=X.shape[0],
                      triplets=sum(t.shape[0] for t in triplets))
+
     if estimator.beta_ is None:
         with estimator._log.stage("choosing %s" % estimator._stage_name()) \
                 as facts:
@@ -631,18 +658,39 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False):
         estimator.validation_error_path_ = selection.errors
         estimator.validation_triplet_error_path_ = selection.triplet_errors
         estimator.euclidean_fallback_ = selection.euclidean
+    def build():
+        estimator._basis_points = X.shape[0]
+        return estimator._make_basis(X.shape[1], lambda t, n: labels_basis(
+            estimator.basis, X, y, members[t], triplets[t], n,
+            estimator._rng), len(members))
+
+    renew = (remembered and isinstance(estimator.basis, str)
+             and X.shape[0] >= BASIS_GROWTH * estimator._basis_points
+             and any(t.shape[0] for t in triplets))
     with estimator._log.stage("building the basis") as facts:
-        basis = estimator.basis_ if partial else estimator._make_basis(
-            X.shape[1], lambda t, n: labels_basis(
-                estimator.basis, X, y, members[t], triplets[t], n,
-                estimator._rng), len(members))
+        if renew:
+            basis, source = renewed_basis(
+                estimator.basis_, np.atleast_2d(estimator.weights_).any(
+                    axis=0), build())
+            estimator._rda_state = renewed_state(estimator._rda_state, source)
+        else:
+            basis = estimator.basis_ if partial else build()
         facts.update(elements=basis.shape[0])
+    if incremental:
+        estimator._memory = remember(
+            earlier, X[:n_batch], y[:n_batch], None if tasks is None
+            else estimator.tasks_[codes[:n_batch]],
+            estimator.partial_fit_memory, estimator._rng)
     offsets = np.concatenate([[0], np.cumsum([t.shape[0] for t in triplets])])
     return X, np.concatenate(triplets), offsets, basis
 
 
-def _task_triplets(estimator, X, y, task, partial=False):
-    """The triplets of one task's points; errors name the task.
+incremental_problem = functools.partial(supervised_problem, incremental=True)
+
+
+def _task_triplets(estimator, X, y, task, partial=False, anchors=None):
+    """The triplets of one task's points (of its ``anchors`` only, when
+    given); errors name the task.
 
     In a later batch of ``partial_fit`` (``partial``), points that give no
     triplet give an empty set instead of an error.
@@ -651,10 +699,12 @@ def _task_triplets(estimator, X, y, task, partial=False):
         return triplets_from_labels(
             X, y, estimator.k_genuine, estimator.k_impostor,
             neighbors=estimator.neighbors, random_state=estimator._rng,
+            anchors=anchors,
             progress=estimator._log.ticker("classes searched"))
 
     if partial:
-        if np.unique(y).shape[0] < 2:
+        if np.unique(y).shape[0] < 2 or (anchors is not None
+                                         and anchors.shape[0] == 0):
             return np.zeros((0, 3), dtype=np.intp)
         try:
             return mine()
@@ -857,7 +907,12 @@ class _IncrementalFromTriplets(_FromTriplets):
 
 
 class _IncrementalFromLabels(_FromLabels):
-    """``partial_fit(X, y)``, for the global model."""
+    """``partial_fit(X, y)``, for the global model (and, with tasks, the
+    multi-task one)."""
+
+    _parameter_constraints = {
+        "partial_fit_memory": [Interval("int", low=0)],
+    }
 
     @single_threaded
     def partial_fit(self, X, y):
@@ -865,15 +920,25 @@ class _IncrementalFromLabels(_FromLabels):
 
         The first call resolves ``beta='auto'`` and builds the basis from
         its batch (which needs two classes), as ``fit`` does; every call
-        mines the triplets of its own batch (a class may appear in any
-        batch) and takes one epoch of RDA steps over its triplets
+        mines the triplets of its batch's points, their targets and
+        impostors the nearest among the batch and up to
+        ``partial_fit_memory`` points remembered from the earlier calls (a
+        uniform sample of them; a class may appear in any batch), and
+        takes one epoch of RDA steps over its triplets
         (``ceil(n_triplets / batch_size)`` steps, whatever ``max_iter``)
         from the running state of the earlier calls, or of ``fit`` (from
         its optimum where its exact phase ran), keeping the last iterate.
-        The exact phase is not run. A float ``beta`` set between calls
-        applies from the next one. A batch that gives no triplet leaves the
-        model unchanged, with a warning; a batch far from the first one's
-        scale warns (the model keeps the first batch's units).
+        Once the batch and the memory hold twice the points the basis was
+        drawn from, a generated basis is drawn anew from them and replaces
+        the elements of zero weight. The memory goes beyond the paper and
+        beyond ``SGDClassifier.partial_fit``'s one batch at a time (the
+        user guide's "Incremental fitting" gives its figures;
+        ``partial_fit_memory=0`` learns from each batch alone). The exact
+        phase is not run. A float ``beta`` set between calls applies from
+        the next one. A batch that gives no triplet leaves the model
+        unchanged, with a warning; a batch far from the first one's scale
+        warns (the model keeps the first batch's units); a call that
+        raises leaves the model as it was.
 
         Parameters
         ----------
@@ -884,4 +949,4 @@ class _IncrementalFromLabels(_FromLabels):
         -------
         self
         """
-        return self._partial_fit(supervised_problem, X, y)
+        return self._partial_fit(incremental_problem, X, y)

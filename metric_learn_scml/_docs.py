@@ -124,6 +124,21 @@ PARAMETERS = {
         added to the basis, the steepest first (top eigenvectors of the
         negative gradient of the loss in :math:`M`), until none would lower
         the objective. 0 keeps the paper's fixed basis.""",
+    'partial_fit_memory': r"""    partial_fit_memory : int, default=50000
+        The most points ``partial_fit`` remembers: a uniform random sample
+        of the points seen so far (reservoir sampling), kept with their
+        labels and tasks, ``8 * partial_fit_memory * (n_features + 2)``
+        bytes at most (20 MB for 50,000 points of 50 features). Each batch's
+        points are the anchors of its triplets, their targets and
+        impostors the nearest among the batch and the memory (within
+        their task), as ``fit`` finds them among all its points; and when
+        the batch and the memory hold twice the points the basis was
+        drawn from, a generated basis is drawn anew from them, its
+        elements of zero weight replaced by new ones (those in use are
+        kept, with their solver state). The default is the most anchors
+        ``fit`` mines. 0 remembers nothing: each batch mines its own
+        triplets and the first batch's basis is kept. ``fit`` ignores it.
+        Beyond the paper.""",
     'beta:auto': r"""    beta : 'auto' or float, default='auto'
         Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
         Larger values keep fewer basis elements. ``'auto'`` chooses it on a

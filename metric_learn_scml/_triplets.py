@@ -250,6 +250,11 @@ def sample_anchors(members_of, max_anchors, random_state):
         for members in members_of]
 
 
+def _no_anchor(positions):
+    """Whether a class's anchors (:func:`sample_anchors`) are none."""
+    return positions is not None and positions.shape[0] == 0
+
+
 def _leave_out(found, own):
     """Drop each row's own index from ``k + 1`` neighbours, else its last.
 
@@ -282,7 +287,7 @@ def _indexed_neighbours(X, members_of, anchors_of, k_genuine, k_impostor,
                for members in members_of]
     for c, (members, positions) in enumerate(zip(members_of, anchors_of)):
         n_targets = min(k_genuine, members.shape[0] - 1)
-        if n_targets < 1:
+        if n_targets < 1 or _no_anchor(positions):
             yield None, None, None
             continue
         own = indexes[c].own_[:, :n_targets]
@@ -312,7 +317,7 @@ def _exact_neighbours(X, class_index, members_of, anchors_of, k_genuine,
     for c, (members, positions) in enumerate(zip(members_of, anchors_of)):
         others = np.flatnonzero(class_index != c)
         n_targets = min(k_genuine, members.shape[0] - 1)
-        if n_targets < 1:
+        if n_targets < 1 or _no_anchor(positions):
             yield None, None, None
             continue
         n_impostors = min(k_impostor, others.shape[0])
@@ -334,7 +339,7 @@ def _exact_neighbours(X, class_index, members_of, anchors_of, k_genuine,
 
 def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
                          random_state=None, max_anchors=MAX_ANCHORS,
-                         progress=None):
+                         anchors=None, progress=None):
     """Triplet constraints from class labels, as the supervised learners mine them.
 
     For every point (the anchor ``a``), each of its ``k_genuine`` nearest
@@ -375,6 +380,11 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
         ``max_anchors`` of them (each class keeps its share; their targets
         and impostors are still searched among all points). Beyond the
         paper.
+    anchors : array-like of int, default=None
+        The indices of the points whose triplets are mined (then at most
+        ``max_anchors`` of them); the others serve only as targets and
+        impostors. None: every point. Beyond the paper (``partial_fit``
+        mines a batch against the points it remembers).
     progress : callable, default=None
         Called as ``progress(done, total)`` after each class is searched.
 
@@ -423,7 +433,22 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
             "classes. Pass labels with two or more classes." % (classes[0],))
     members_of = [np.flatnonzero(class_index == c)
                   for c in range(classes.shape[0])]
-    anchors_of = sample_anchors(members_of, max_anchors, random_state)
+    if anchors is None:
+        anchors_of = sample_anchors(members_of, max_anchors, random_state)
+    else:
+        # Positions into each class of its anchors (then of a sample).
+        anchors = np.asarray(anchors).reshape(-1)
+        if anchors.dtype.kind not in "iu" or (
+                (anchors < 0) | (anchors >= X.shape[0])).any():
+            raise ValueError("anchors must be indices of points of X, in "
+                             "0..%d." % (X.shape[0] - 1))
+        is_anchor = np.zeros(X.shape[0], dtype=bool)
+        is_anchor[anchors] = True
+        candidates = [np.flatnonzero(is_anchor[members])
+                      for members in members_of]
+        anchors_of = [found if drawn is None else found[drawn]
+                      for found, drawn in zip(candidates, sample_anchors(
+                          candidates, max_anchors, random_state))]
     found = (_exact_neighbours(X, class_index, members_of, anchors_of,
                                 k_genuine, k_impostor)
              if neighbors is None else

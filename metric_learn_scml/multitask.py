@@ -32,9 +32,11 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import (_FromLabels, _LinearMetric, _MetricLearner, _SCMLEstimator,
-                    single_threaded, supervised_problem,
-                    triplet_classifier_tags, triplet_problem)
+from ._base import (_IncrementalFromLabels, _LinearMetric, _MetricLearner,
+                    _SCMLEstimator, incremental_problem, single_threaded,
+                    supervised_problem, triplet_classifier_tags,
+                    triplet_problem)
+from ._memory import DEFAULT_MEMORY
 from ._docs import AUTO_BETA_ATTRIBUTES, attributes, parameters
 from ._solvers import components_from_weights
 from ._validation import (Interval, Options, checked_input, plain,
@@ -339,7 +341,7 @@ _PER_TASK_INTERFACE = """
     :class:`TaskMetric`."""
 
 
-class MultiTaskSCML_Supervised(_FromLabels, _BaseMultiTaskSCML):
+class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
     __doc__ = r"""Multi-task Sparse Compositional Metric Learning from labels (mt-SCML).
 
     Learns one metric :math:`M_t = \sum_k W_{tk} b_k b_k^T` per task from
@@ -365,7 +367,8 @@ default='lda'
         and stacks them; ``'triplet_diffs'`` the basis of
         :class:`MultiTaskSCML` from each task's mined triplets. An array is shared by all tasks as given, its rows
         scaled to unit norm.
-    """ + parameters("beta:group_auto", *MULTITASK_PARAMETERS[1:]) + """
+    """ + parameters("beta:group_auto", *MULTITASK_PARAMETERS[1:],
+                     "partial_fit_memory") + """
 
     Attributes
     ----------""" + attributes(*MULTITASK_ATTRIBUTES, AUTO_BETA_ATTRIBUTES[0]) + """
@@ -409,8 +412,8 @@ default='lda'
                  beta="auto", basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="rda",
-                 verbose=False, preprocessor=None, random_state=None,
-                 n_components=None):
+                 partial_fit_memory=DEFAULT_MEMORY, verbose=False,
+                 preprocessor=None, random_state=None, n_components=None):
         self.k_genuine = k_genuine
         self.k_impostor = k_impostor
         self.neighbors = neighbors
@@ -424,6 +427,7 @@ default='lda'
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
         self.solver = solver
+        self.partial_fit_memory = partial_fit_memory
         self.verbose = verbose
         self.preprocessor = preprocessor
         self.random_state = random_state
@@ -456,9 +460,10 @@ default='lda'
         """Learn from one more batch of labelled points (incremental fitting).
 
         As :meth:`SCML_Supervised.partial_fit`, with each task's triplets
-        mined within the batch. A task seen first in a later batch joins
-        ``tasks_`` with zero weights (the basis stays the first batch's);
-        a task absent from a batch takes no step.
+        mined among the batch's and the remembered points of the task. A
+        task seen first in a later batch joins ``tasks_`` with zero
+        weights (its points enter the basis when it is drawn anew); a task
+        absent from a batch takes no step.
 
         Parameters
         ----------
@@ -471,7 +476,7 @@ default='lda'
         self : MultiTaskSCML_Supervised
         """
         require_tasks(self, tasks, "sample", "SCML_Supervised")
-        return self._partial_fit(supervised_problem, X, y, tasks)
+        return self._partial_fit(incremental_problem, X, y, tasks)
 
 
 class MultiTaskSCML(_BaseMultiTaskSCML, _TripletsClassifierMixin):

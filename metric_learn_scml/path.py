@@ -20,6 +20,7 @@ from sklearn.model_selection import StratifiedKFold, check_cv
 
 from ._base import single_threaded
 from ._exact import EXACT_GAP_TOL
+from ._memory import DEFAULT_MEMORY
 from ._selection import (BETA_RATIO_HIGH, BetaSelection, LabelledPath,
                          beta_grid, best_beta, path_basis, path_scores)
 from ._validation import (HasMethods, Interval, IterableOf, plain,
@@ -295,7 +296,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         Every training part needs points of two classes or more.
     n_jobs : int, default=None
         Splits of ``cv`` fitted in parallel (joblib).
-    k_genuine, k_impostor, neighbors, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state, n_components
+    k_genuine, k_impostor, neighbors, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, partial_fit_memory, verbose, preprocessor, random_state, n_components
         As in :class:`~metric_learn_scml.SCML_Supervised` (the refit uses
         them all; the folds use all but ``solver`` and
         ``max_new_elements``).
@@ -354,8 +355,9 @@ class SCML_SupervisedCV(SCML_Supervised):
                  basis="lda", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
-                 max_new_elements=0, verbose=False, preprocessor=None,
-                 random_state=None, n_components=None):
+                 max_new_elements=0, partial_fit_memory=DEFAULT_MEMORY,
+                 verbose=False, preprocessor=None, random_state=None,
+                 n_components=None):
         self.betas = betas
         self.n_betas = n_betas
         self.eps = eps
@@ -374,6 +376,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         self.n_iter_no_change = n_iter_no_change
         self.solver = solver
         self.max_new_elements = max_new_elements
+        self.partial_fit_memory = partial_fit_memory
         self.verbose = verbose
         self.preprocessor = preprocessor
         self.random_state = random_state

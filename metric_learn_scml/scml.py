@@ -20,6 +20,7 @@ from ._base import (_IncrementalFromLabels, _IncrementalFromTriplets,
                     _LinearMetric, _SCMLEstimator)
 from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
                     attributes, parameters)
+from ._memory import DEFAULT_MEMORY
 from ._validation import Interval, Options
 
 
@@ -129,7 +130,8 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         basis of :class:`SCML` from the triplets mined from the labels
         (as metric-learn's ``SCML_Supervised`` accepts it). An array is
         used as given, its rows scaled to unit norm.
-    """ + parameters("beta:auto", *COMMON, *SOLVER, "n_components") + """
+    """ + parameters("beta:auto", *COMMON, *SOLVER, "partial_fit_memory",
+                     "n_components") + """
 
     Attributes
     ----------""" + attributes(*LINEAR_ATTRIBUTES, *AUTO_BETA_ATTRIBUTES) + """
@@ -169,8 +171,9 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
                  beta="auto", basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="auto",
-                 max_new_elements=0, verbose=False, preprocessor=None,
-                 random_state=None, n_components=None):
+                 max_new_elements=0, partial_fit_memory=DEFAULT_MEMORY,
+                 verbose=False, preprocessor=None, random_state=None,
+                 n_components=None):
         self.k_genuine = k_genuine
         self.k_impostor = k_impostor
         self.neighbors = neighbors
@@ -185,6 +188,7 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         self.n_iter_no_change = n_iter_no_change
         self.solver = solver
         self.max_new_elements = max_new_elements
+        self.partial_fit_memory = partial_fit_memory
         self.verbose = verbose
         self.preprocessor = preprocessor
         self.random_state = random_state

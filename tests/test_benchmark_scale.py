@@ -74,14 +74,15 @@ def test_real_data_rows_fit_all_the_points_of_a_keel_dataset(tmp_path):
 def test_partial_fit_rows_compare_batches_fit_and_euclidean():
     rows = scale.partial_fit_rows(600, n_batches=2,
                                   params={"beta": 1e-4, "max_iter": 300})
-    assert [row["method"] for row in rows] == ["partial_fit", "fit",
-                                               "Euclidean"]
+    assert [row["method"] for row in rows] == [
+        "partial_fit", "partial_fit, no memory", "fit", "Euclidean"]
     assert all(0 <= row["error"] <= 1 and row["n_samples"] == 600
                for row in rows)
-    assert rows[0]["beta"] == rows[1]["beta"] == 1e-4
+    assert rows[0]["beta"] == rows[1]["beta"] == rows[2]["beta"] == 1e-4
     lines = scale.partial_fit_table(rows, 2)
     assert lines[2].startswith("| 600 | partial_fit (2 batches) |")
-    assert lines[4].startswith("| 600 | Euclidean |")
+    assert lines[3].startswith("| 600 | partial_fit, no memory (2 batches) |")
+    assert lines[5].startswith("| 600 | Euclidean |")
 
 
 def test_every_profiled_part_names_a_function_of_the_package():

@@ -9,6 +9,7 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from metric_learn_scml import (SCML, MultiTaskSCML, MultiTaskSCML_Supervised,
                                SCML_Supervised)
+from metric_learn_scml._memory import remember
 from metric_learn_scml._problem import scaled_differences
 from metric_learn_scml._solvers import RDAState, rda, rda_iterate, rda_state_for
 from metric_learn_scml._triplets import pair_index, triplets_from_labels
@@ -123,12 +124,19 @@ def test_a_class_first_seen_in_a_later_batch_is_learned(blobs):
 
 def test_a_batch_without_triplets_leaves_the_model_unchanged(blobs):
     X, y, _, _ = blobs
-    model = SCML_Supervised(**FAST).partial_fit(X[:500], y[:500])
-    weights = model.weights_.copy()
     one_class = y == 0
+    model = SCML_Supervised(partial_fit_memory=0, **FAST).partial_fit(
+        X[:500], y[:500])
+    weights = model.weights_.copy()
     with pytest.warns(UserWarning, match="gives no triplet"):
         model.partial_fit(X[one_class][:50], y[one_class][:50])
     np.testing.assert_array_equal(model.weights_, weights)
+    # With a memory, the batch's impostors are among the points remembered.
+    model = SCML_Supervised(**FAST).partial_fit(X[:500], y[:500])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.partial_fit(X[one_class][:50], y[one_class][:50])
+    assert not np.array_equal(model.weights_, weights)
 
 
 def test_later_batches_must_have_the_first_batch_features(blobs):
@@ -279,3 +287,85 @@ def test_a_batch_at_another_scale_warns_and_a_non_finite_state_is_refused(blobs)
         warnings.simplefilter("error")
         model.partial_fit(X[200:], y[200:])
     assert model.get_mahalanobis_matrix().any()
+
+
+def test_the_memory_is_a_bounded_uniform_sample():
+    # 60 points offered in batches of 7, 13 and 40 to a memory of 10: each
+    # is kept with probability 1/6, so over 3,000 runs its count is
+    # binomial (mean 500, sd 20). A shift of 100 (what keeping a batch
+    # whole, or the first points only, gives) is 5 sd.
+    rng = np.random.RandomState(0)
+    counts = np.zeros(60)
+    for _ in range(3000):
+        memory = None
+        for batch in np.split(np.arange(60), [7, 20]):
+            memory = remember(memory, batch[:, None].astype(float), batch,
+                              None, 10, rng)
+        assert memory.X.shape == (10, 1) and memory.n_seen == 60
+        np.testing.assert_array_equal(memory.X[:, 0], memory.y)
+        assert np.unique(memory.y).shape[0] == 10
+        counts[memory.y] += 1
+    assert np.abs(counts - 500).max() < 80
+    # The earlier memory is left as it was; tasks follow their points.
+    tasks = np.array(list("abcdefghij"))
+    first = remember(None, np.arange(10.0)[:, None], np.arange(10), tasks,
+                     4, rng)
+    kept = first.X.copy()
+    later = remember(first, np.arange(10.0, 20.0)[:, None], np.arange(10, 20),
+                     tasks, 4, rng)
+    np.testing.assert_array_equal(first.X, kept)
+    np.testing.assert_array_equal(later.tasks, tasks[later.y % 10])
+    # A bound lowered between calls bounds the memory from then on.
+    lowered = remember(later, np.arange(20.0, 25.0)[:, None],
+                       np.arange(20, 25), tasks[:5], 2, rng)
+    assert lowered.X.shape == (2, 1) and lowered.n_seen == 25
+    np.testing.assert_array_equal(lowered.tasks, tasks[lowered.y % 10])
+
+
+def test_partial_fit_remembers_earlier_batches_to_come_near_fit():
+    # 20 batches of 200 points, 6 classes of 2 clusters in 30 dimensions:
+    # a batch holds about 17 points per cluster, so a basis drawn from the
+    # first batch has wide Fisher neighbourhoods and triplets mined within
+    # a batch have far neighbours. Then partial_fit (batches alone) erred
+    # 48.0 % against fit's 29.9 % (Euclidean 44.0 %); with its memory
+    # 31.1 %. The test error on 2,000 points has a standard error of about
+    # one point; over seeds 0-3 of this data partial_fit came within
+    # 0 to 3.1 points of fit, and batches alone 15 to 22 points behind.
+    X, y = make_classification(6000, 30, n_informative=15, n_redundant=0,
+                               n_classes=6, n_clusters_per_class=2,
+                               class_sep=1.0, random_state=0)
+    X = (X - X.mean(0)) / X.std(0)
+    X, y, X_test, y_test = X[:4000], y[:4000], X[4000:], y[4000:]
+    errors = {}
+    for memory in (50000, 0):
+        model = SCML_Supervised(partial_fit_memory=memory, **FAST)
+        for batch in np.array_split(np.arange(4000), 20):
+            model.partial_fit(X[batch], y[batch])
+        errors[memory] = knn_error(model, X, y, X_test, y_test)
+    fit = knn_error(SCML_Supervised(solver="rda", **FAST).fit(X, y), X, y,
+                    X_test, y_test)
+    assert errors[50000] < fit + 0.04
+    assert errors[0] > fit + 0.10
+    assert errors[50000] < knn_error(None, X, y, X_test, y_test) - 0.08
+
+
+def test_the_basis_is_renewed_around_its_active_elements(blobs):
+    X, y, _, _ = blobs
+    model = SCML_Supervised(**FAST).partial_fit(X[:300], y[:300])
+    model.partial_fit(X[300:500], y[300:500])
+    basis, active = model.basis_.copy(), model.weights_ > 0
+    assert 0 < active.sum() < basis.shape[0]
+    # 600 points in the batch and the memory: twice the first batch's 300.
+    model.partial_fit(X[500:900], y[500:900])
+    assert model.basis_.shape == basis.shape
+    np.testing.assert_array_equal(model.basis_[active], basis[active])
+    assert (model.basis_[~active] != basis[~active]).any(axis=1).mean() > 0.5
+    # A basis given as an array is never changed, and a memory of 0
+    # keeps the first batch's.
+    for params in (dict(basis=basis), dict(partial_fit_memory=0)):
+        model = SCML_Supervised(**params, **FAST)
+        for batch in np.array_split(np.arange(3000), [300, 500, 900]):
+            model.partial_fit(X[batch], y[batch])
+            kept = model.basis_ if batch[0] == 0 else kept
+        np.testing.assert_array_equal(model.basis_, kept)
+    np.testing.assert_array_equal(kept, basis)

@@ -479,8 +479,9 @@ def test_global_stage_defaults_follow_the_global_learner():
     for name, parameter in inspect.signature(SCML_Supervised).parameters.items():
         # The global stage's beta is global_beta; beta is the local
         # stage's penalty (on the roots of the weights), at the paper's
-        # value. A local metric has no linear embedding to truncate.
-        if name not in ("beta", "n_components"):
+        # value. A local metric has no linear embedding to truncate, and
+        # the local learners no partial_fit.
+        if name not in ("beta", "n_components", "partial_fit_memory"):
             assert local[name].default == parameter.default, name
     assert local["global_beta"].default == parameter_default(
         SCML_Supervised, "beta")

@@ -249,6 +249,25 @@ def test_sampled_anchors_keep_their_exact_triplets(neighbors):
         sampled, everyone[np.isin(everyone[:, 0], anchors)])
 
 
+@pytest.mark.parametrize("neighbors", [None, KNeighborsTransformer()])
+def test_given_anchors_keep_their_triplets_among_all_points(neighbors):
+    # (partial_fit's batch against the points it remembers.)
+    X, y = class_sizes_dataset()
+    everyone = triplets_from_labels(X, y, 3, 10)
+    # Class 3 (no target) and most of class 2 left out.
+    anchors = np.flatnonzero((np.arange(y.shape[0]) % 3 == 0) & (y != 3))
+    mined = triplets_from_labels(X, y, 3, 10, neighbors=neighbors,
+                                 anchors=anchors)
+    np.testing.assert_array_equal(
+        mined, everyone[np.isin(everyone[:, 0], anchors)])
+    # Beyond max_anchors, a stratified sample of the given anchors.
+    sampled = triplets_from_labels(X, y, 3, 10, anchors=anchors,
+                                   max_anchors=20, random_state=0)
+    assert set(np.unique(sampled[:, 0])) < set(anchors)
+    with pytest.raises(ValueError, match="anchors must be indices"):
+        triplets_from_labels(X, y, anchors=[0, y.shape[0]])
+
+
 def test_sampled_anchors_with_duplicates_never_target_themselves():
     X = np.zeros((60, 2))
     X[30:] = 1.0
