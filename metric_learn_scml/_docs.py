@@ -16,7 +16,7 @@ PARAMETERS = {
         data it halves the active elements (159 -> 84 at the tuned beta,
         3-NN error 8.0 -> 7.4 %) for about 1.5 s more per fit, but with
         many tasks on a large union basis it can take minutes, hence not
-        the default. ``'auto'`` is ``'exact'`` up to 50,000 triplets in all
+        the default. ``'auto'`` is ``'exact'`` up to 100,000 triplets in all
         and ``'rda'`` beyond (and at ``beta=0``). A duality gap above
         ``1e-3`` times the objective is not a certificate: the fit then
         warns (``ConvergenceWarning``).""",
@@ -88,7 +88,7 @@ PARAMETERS = {
         then takes its result to the exact optimum of the same problem (a
         linear program, solved on a working set of triplets and elements
         and certified by the duality gap ``dual_gap_``; beyond the paper).
-        ``'auto'`` is ``'exact'`` up to 50,000 triplets (about 1,650
+        ``'auto'`` is ``'exact'`` up to 100,000 triplets (about 3,300
         points at 3 x 10 triplets per point), at a given beta or one chosen
         by ``beta='auto'``, and ``'rda'`` beyond, where the exact phase may
         take minutes, and at ``beta=0`` (no bound on the weights then keeps
