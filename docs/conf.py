@@ -15,6 +15,14 @@ import re
 from pathlib import Path
 
 import metric_learn_scml
+from metric_learn_scml import _defaults
+from metric_learn_scml._docs import fill
+
+# The defaults' user-facing numbers, read from their registry: a page writes
+# |MAX_ANCHORS| where it means that constant, so no number is typed twice.
+rst_epilog = "\n".join(
+    ".. |%s| replace:: %s" % (name, fill("{{%s}}" % name))
+    for name in dir(_defaults) if name.isupper())
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent

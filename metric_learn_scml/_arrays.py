@@ -2,10 +2,7 @@
 
 import numpy as np
 
-# Bytes of squared differences computed at once (table building and
-# on-the-fly distances): blocks that stay in cache, so temporaries stay
-# small whatever the basis size.
-CHUNK_BYTES = 1 << 20
+from ._defaults import CHUNK_BYTES, OFFSET_RATIO
 
 
 def chunk_rows(n_features):
@@ -21,16 +18,6 @@ def largest_magnitude(X):
     """``max |X|`` (0 for an empty array)."""
     # max and -min: no |X| temporary as large as the data.
     return max(X.max(initial=0.0), -X.min(initial=0.0))
-
-
-# Points whose mean lies farther from the origin than this many times their
-# largest standard deviation are centred before distances are computed from
-# them: an expansion |a|^2 - 2 a.b + |b|^2 (scikit-learn's neighbours and
-# kernels) loses twice as many digits as the offset has over the spread
-# (data at 1e7 and 1e8 plus unit noise gave metrics 0.1 % and 17 % off, and
-# another beta='auto'). Below this ratio at most 6 of float64's 16 digits
-# go, and the data are used bit for bit as given (as after a StandardScaler).
-OFFSET_RATIO = 1e3
 
 
 def far_mean(X):

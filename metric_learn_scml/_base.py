@@ -28,12 +28,14 @@ from sklearn.utils import ClassifierTags, TransformerTags, check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from ._defaults import (BASIS_GROWTH, BATCH_SCALE_RATIO, EXACT_GAP_TOL,
+                        EXACT_MAX_TRIPLETS, SMALL_GAMMA)
 from ._arrays import centred, largest_magnitude
 from ._basis import (default_n_basis, distinct_elements, labels_basis,
                      task_basis_size, triplet_basis)
-from ._exact import EXACT_GAP_TOL, beta_max, exact_phase
+from ._exact import beta_max, exact_phase
 from ._exact_group import exact_group_phase
-from ._memory import BASIS_GROWTH, remember, renewed_basis, renewed_state
+from ._memory import remember, renewed_basis, renewed_state
 from ._progress import FitLog
 from ._selection import (PathSettings, merges_points, pool_selections,
                          select_beta)
@@ -41,12 +43,11 @@ from ._problem import HingeProblem, scaled_differences
 from ._solvers import RDAState, components_from_weights, rda, rda_state_for
 from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
 from ._validation import (ArrayLike, HasMethods, Interval, Options,
-                          PointIndexer, check_basis_array,
-                          check_metric_points, check_same_label_type,
-                          check_points, check_tuples, forget_fit,
-                          no_basis_error, plain, task_labels,
-                          validate_parameters,
-                          validate_supervised, validate_triplets)
+                          PointIndexer, check_basis_array, check_metric_points,
+                          check_same_label_type, check_points, check_tuples,
+                          forget_fit, no_basis_error, plain, task_labels,
+                          validate_parameters, validate_supervised,
+                          validate_triplets)
 
 
 def random_state_of(estimator):
@@ -73,12 +74,6 @@ def single_threaded(fit):
         with threadpool_limits(limits=1):
             return fit(*args, **kwargs)
     return wrapper
-
-
-# partial_fit warns when a batch's largest value is this many times larger
-# or smaller than the first batch's (a metric learned in the first batch's
-# units; the largest value of batches of one distribution moves far less).
-BATCH_SCALE_RATIO = 100.0
 
 
 def warn_batch_scale(estimator, X):
@@ -117,19 +112,6 @@ def warn_not_converged(estimator, stage=""):
             estimator.tol),
         ConvergenceWarning)
 
-
-# Below this gamma, RDA's first steps overshoot so far that a zero model can
-# come from gamma rather than from beta (1e-5 zeroed 60 points in 3 dimensions
-# that gamma=1e-4 fitted); the zero-weights warning then names it too.
-SMALL_GAMMA = 1e-3
-
-# solver='auto' runs the exact phase up to this many triplets (about 3,300
-# points at 3 x 10 per point, so every dataset of the paper's global table
-# and scikit-learn's digits): its LPs grow with the triplets near the
-# margin, and nothing bounds their cost beyond. At 3,000 points the phase
-# took 0.5 to 5.5 s (satimage, optdigits, letter) and kept 0.5x to 1x
-# RDA's elements.
-EXACT_MAX_TRIPLETS = 100_000
 
 class _MetricLearner(BaseMetricLearner):
     """metric-learn's base with this package's input checks.

@@ -45,12 +45,11 @@ import numpy as np
 from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.neighbors import NearestNeighbors
 
+from ._defaults import (DUPLICATE_COSINE, MAX_DEFAULT_TASKS,
+                        MINIBATCH_MIN_SAMPLES, REGION_BLOCK_ELEMENTS, RIDGE,
+                        TRIPLET_DIRECTIONS, TRIPLET_SCALES)
 from ._arrays import binary_scales, centred, chunk_rows
 from ._triplets import distinct_rows
-
-# Smallest relative ridge of the within-region scatter (where Ledoit-Wolf
-# shrinks less): it keeps every solve finite and well conditioned.
-RIDGE = 1e-3
 
 
 def within_gram(within_rows):
@@ -244,11 +243,6 @@ def unit_nonzero_rows(directions):
     return directions[keep] / norms[keep, None]
 
 
-# Float64 elements of the per-region arrays built at once (32 MiB): a
-# block of regions holds its points and the solve's square matrices.
-REGION_BLOCK_ELEMENTS = 1 << 22
-
-
 def region_blocks(n_regions, n_rows, n_features):
     r"""Slices of regions whose arrays fit in :data:`REGION_BLOCK_ELEMENTS`.
 
@@ -269,11 +263,6 @@ def region_blocks(n_regions, n_rows, n_features):
     step = max(1, REGION_BLOCK_ELEMENTS // max(per_region, 1))
     for start in range(0, n_regions, step):
         yield slice(start, min(start + step, n_regions))
-
-
-# region_centres uses mini-batch k-means from this many points on (the
-# reason is in its docstring).
-MINIBATCH_MIN_SAMPLES = 20_000
 
 
 def region_centres(X, n_regions, random_state):
@@ -306,12 +295,6 @@ def region_centres(X, n_regions, random_state):
                         random_state=random_state)
     return kmeans.fit(X).cluster_centers_
 
-
-# Two unit rows are one basis element when |b . c| exceeds this: then
-# b b^T = c c^T up to rounding. Regions whose neighbourhoods coincide (every
-# region of a scale at least as large as every class takes the whole class)
-# give identical FDA directions.
-DUPLICATE_COSINE = 1.0 - 1e-9
 
 def distinct_elements(basis):
     r"""The unit rows of ``basis`` less repeats of an earlier row's element.
@@ -409,15 +392,6 @@ def lda_basis(X, y, n_basis, random_state=None):
     return _trim(np.concatenate(bases), n_basis)
 
 
-# Directions kept per region by the triplet basis, which has no class count
-# to set it (the label basis keeps n_classes - 1).
-TRIPLET_DIRECTIONS = 4
-
-# Triplets per region at each scale of the triplet basis: about the number a
-# 10- or 20-point neighbourhood yields under 3 targets x 10 impostors.
-TRIPLET_SCALES = (60, 200)
-
-
 def triplet_basis(X, triplets, n_basis, random_state=None):
     """Local discriminative basis from triplets alone (no labels).
 
@@ -478,12 +452,6 @@ def default_n_basis(n_features):
     its generalisation bound depends on the number kept, not on this size.
     """
     return int(np.clip(20 * n_features, 400, 1000))
-
-
-
-# Task bases a default (n_basis=None) union holds in full; more tasks share
-# that budget (see task_basis_size).
-MAX_DEFAULT_TASKS = 4
 
 
 def task_basis_size(n_tasks, n_basis, n_features, shared_budget=True):

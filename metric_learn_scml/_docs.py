@@ -2,8 +2,13 @@ r"""Numpydoc fragments of the estimators' parameters and attributes.
 
 One entry per parameter (and per variant, as ``"beta:auto"``), so a class
 docstring lists the names it takes (:func:`parameters`) and each text is
-written once.
+written once. Values of :mod:`._defaults` appear as ``{{NAME}}`` and are
+filled in from there (:func:`fill`), so that no number is typed twice.
 """
+
+import re
+
+from . import _defaults
 
 
 PARAMETERS = {
@@ -16,19 +21,19 @@ PARAMETERS = {
         data it halves the active elements (159 -> 84 at the tuned beta,
         3-NN error 8.0 -> 7.4 %) for about 1.5 s more per fit, but with
         many tasks on a large union basis it can take minutes, hence not
-        the default. ``'auto'`` is ``'exact'`` up to 100,000 triplets in all
+        the default. ``'auto'`` is ``'exact'`` up to {{EXACT_MAX_TRIPLETS}} triplets in all
         and ``'rda'`` beyond (and at ``beta=0``). A duality gap above
-        ``1e-3`` times the objective is not a certificate: the fit then
+        ``{{EXACT_GAP_TOL}}`` times the objective is not a certificate: the fit then
         warns (``ConvergenceWarning``).""",
     'neighbors': r"""    neighbors : 'auto', None or KNeighborsTransformer, default='auto'
         How the triplets' nearest neighbours are searched. ``None``: exactly
-        (scikit-learn's ``NearestNeighbors``; beyond 50,000 points the
-        triplets are those of 50,000 random anchors, so the cost grows as
+        (scikit-learn's ``NearestNeighbors``; beyond {{MAX_ANCHORS}} points the
+        triplets are those of {{MAX_ANCHORS}} random anchors, so the cost grows as
         ``n_samples``). An estimator: any scikit-learn style
         ``KNeighborsTransformer`` (``mode='distance'``, an ``n_neighbors``
         parameter, set per search), such as
         ``sklearn.neighbors.KNeighborsTransformer`` or pynndescent's
-        ``PyNNDescentTransformer``. ``'auto'``: exact below 2,000,000 points
+        ``PyNNDescentTransformer``. ``'auto'``: exact below {{APPROXIMATE_MIN_SAMPLES}} points
         and pynndescent above, when it is installed (``pip install
         "metric-learn-scml[ann]"``), else exact. Beyond the paper.""",
     'embedding_method': r"""    embedding_method : {'auto', 'exact', 'nystroem'}, default='auto'
@@ -36,7 +41,7 @@ PARAMETERS = {
         ``n_samples x n_samples`` kernel; ``'nystroem'`` through a Nyström
         approximation on ``n_landmarks`` points (scikit-learn's
         ``Nystroem``, then PCA), whose memory grows as ``n_samples``;
-        ``'auto'`` is exact below 20,000 points. Beyond the paper.""",
+        ``'auto'`` is exact below {{NYSTROEM_MIN_SAMPLES}} points. Beyond the paper.""",
     'n_landmarks': r"""    n_landmarks : int, default=1000
         Landmark points of the Nyström approximation.""",
     'beta': r"""    beta : float, default=1e-5
@@ -88,11 +93,11 @@ PARAMETERS = {
         then takes its result to the exact optimum of the same problem (a
         linear program, solved on a working set of triplets and elements
         and certified by the duality gap ``dual_gap_``; beyond the paper).
-        ``'auto'`` is ``'exact'`` up to 100,000 triplets (about 3,300
-        points at 3 x 10 triplets per point), at a given beta or one chosen
+        ``'auto'`` is ``'exact'`` up to {{EXACT_MAX_TRIPLETS}} triplets (a thirtieth as
+        many points at 3 x 10 triplets per point), at a given beta or one chosen
         by ``beta='auto'``, and ``'rda'`` beyond, where the exact phase may
         take minutes, and at ``beta=0`` (no bound on the weights then keeps
-        the linear program well scaled). A duality gap above ``1e-3`` times the
+        the linear program well scaled). A duality gap above ``{{EXACT_GAP_TOL}}`` times the
         objective is not a certificate: the fit then warns
         (``ConvergenceWarning``). The ``highs`` extra (highspy)
         warm-starts the exact phase's linear programs: the same optimum,
@@ -124,7 +129,7 @@ PARAMETERS = {
         added to the basis, the steepest first (top eigenvectors of the
         negative gradient of the loss in :math:`M`), until none would lower
         the objective. 0 keeps the paper's fixed basis.""",
-    'partial_fit_memory': r"""    partial_fit_memory : int, default=50000
+    'partial_fit_memory': r"""    partial_fit_memory : int, default={{DEFAULT_MEMORY:d}}
         The most points ``partial_fit`` remembers: a uniform random sample
         of the points seen so far (reservoir sampling), kept with their
         labels and tasks, ``8 * partial_fit_memory * (n_features + 2)``
@@ -142,9 +147,9 @@ PARAMETERS = {
     'beta:auto': r"""    beta : 'auto' or float, default='auto'
         Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
         Larger values keep fewer basis elements. ``'auto'`` chooses it on a
-        stratified fifth of the training points held out (5,000 points at
-        most are scored): the rest (1,000 points at most) is fitted for
-        seven values from :math:`10^{-0.5}`
+        stratified fifth of the training points held out ({{MAX_VALIDATION_POINTS}} points at
+        most are scored): the rest ({{MAX_SELECTION_POINTS}} points at most) is fitted for
+        {{N_BETAS}} values from :math:`10^{-0.5}`
         to :math:`10^{-5}` times the smallest beta that keeps no element,
         and, among the values whose held-out 3-NN error is within half a
         standard error of the least, the least error on held-out triplets
@@ -254,7 +259,7 @@ ATTRIBUTES = {
     'beta_path_, validation_error_path_, validation_triplet_error_path_': r"""    beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
         With ``beta='auto'``: the values tried, and the held-out 3-NN error
         and triplet error under each (empty where too few points per
-        class could be held out, and ``beta_`` is then 1e-5).""",
+        class could be held out, and ``beta_`` is then {{FALLBACK_BETA}}).""",
     'tasks_': r"""    tasks_ : ndarray of shape (n_tasks,)
         The task ids, sorted as by :func:`numpy.unique`; row ``t`` of
         ``weights_`` belongs to ``tasks_[t]``.""",
@@ -304,6 +309,27 @@ ATTRIBUTES = {
         Iterations of the local and global stages.""",
     'local:n_features_in_': r"""    n_features_in_ : int""",
 }
+
+
+def fill(text):
+    """``text`` with each ``{{NAME}}`` (``{{NAME:d}}``: as a plain integer)
+    replaced by that constant of :mod:`._defaults`, written as the docs
+    write numbers (``100,000``, ``1e-3``)."""
+    def value(match):
+        number = getattr(_defaults, match.group(1))
+        if match.group(2) == ":d" or isinstance(number, bool):
+            return str(number)
+        if isinstance(number, int):
+            return "{:,}".format(number)
+        if number != 0 and abs(number) < 0.01:
+            mantissa, exponent = ("%.0e" % number).split("e")
+            return "%se%d" % (mantissa, int(exponent))
+        return "%g" % number
+    return re.sub(r"\{\{([A-Z_0-9]+)(:d)?\}\}", value, text)
+
+
+PARAMETERS = {name: fill(text) for name, text in PARAMETERS.items()}
+ATTRIBUTES = {name: fill(text) for name, text in ATTRIBUTES.items()}
 
 
 def _section(table, names):

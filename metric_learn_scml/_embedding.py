@@ -55,23 +55,17 @@ from sklearn.kernel_approximation import Nystroem
 from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
 from sklearn.utils import check_random_state
 
+from ._defaults import (DENSE_EIGEN_POINTS, DISTANCE_BLOCK_ELEMENTS,
+                        N_LANDMARKS, NYSTROEM_MIN_SAMPLES,
+                        RELATIVE_EIGENVALUE_FLOOR)
 from ._arrays import far_mean
-
-# Eigenvalues below this fraction of the largest are treated as zero: their
-# directions carry no real variance of the training data.
-_RELATIVE_EIGENVALUE_FLOOR = 1e-6
 
 
 def _nonzero_eigenpairs(eigenvalues, eigenvectors):
     """The pairs (eigenvalues decreasing) above the relative floor."""
-    keep = eigenvalues > _RELATIVE_EIGENVALUE_FLOOR * max(
+    keep = eigenvalues > RELATIVE_EIGENVALUE_FLOOR * max(
         eigenvalues[0] if eigenvalues.size else 0.0, np.finfo(float).tiny)
     return eigenvalues[keep], eigenvectors[:, keep]
-
-
-# Above this many points, the top eigenpairs come from ARPACK instead of a
-# full eigendecomposition (3,000 points: 1.2 s instead of 9 s, one thread).
-_DENSE_LIMIT = 600
 
 
 def _median_pair_distance(squared, counts=None):
@@ -113,23 +107,6 @@ def _weighted_median_pair_distance(squared, counts):
     return float(np.sqrt(np.maximum(values, 0)).mean())
 
 
-# method='auto' uses the Nyström approximation from this many points on.
-# The exact kernel is n x n in single precision (1.6 GB at 20,000 points,
-# several times that at the fit's peak); below the threshold, which is
-# above the largest committed SCML-Local fit (18,000 Letters points), the
-# exact embedding keeps earlier results unchanged.
-NYSTROEM_MIN_SAMPLES = 20_000
-
-# Landmarks of the Nyström approximation by default. The leading components
-# are captured first: 1,000 landmarks hold 99 % of the variance of the
-# exact top 10 components and over 90 % of the top 40 on 10-class data
-# (the figures are in the commit that set it); the cost grows as n m^2.
-N_LANDMARKS = 1000
-
-# Entries of the float64 block of distances computed at a time (16 MiB).
-_DISTANCE_BLOCK_ELEMENTS = 1 << 21
-
-
 def _squared_distances(X, dtype):
     """All squared Euclidean distances of ``X`` as ``dtype``, zero diagonal.
 
@@ -140,7 +117,7 @@ def _squared_distances(X, dtype):
     n_samples = X.shape[0]
     squared = np.empty((n_samples, n_samples), dtype=dtype)
     norms = np.einsum("ij,ij->i", X, X)[None, :]
-    block = max(1, _DISTANCE_BLOCK_ELEMENTS // max(1, n_samples))
+    block = max(1, DISTANCE_BLOCK_ELEMENTS // max(1, n_samples))
     for start in range(0, n_samples, block):
         stop = min(start + block, n_samples)
         squared[start:stop] = euclidean_distances(
@@ -235,16 +212,16 @@ class KernelPCAEmbedding:
 
     def _fit_exact(self, X):
         n_samples = X.shape[0]
-        if n_samples > _DENSE_LIMIT:
+        if n_samples > DENSE_EIGEN_POINTS:
             distinct, inverse, counts = np.unique(
                 X, axis=0, return_inverse=True, return_counts=True)
-            if distinct.shape[0] <= _DENSE_LIMIT:
+            if distinct.shape[0] <= DENSE_EIGEN_POINTS:
                 return self._fit_distinct(distinct, inverse.reshape(-1),
                                           counts)
         # Above the dense limit the n x n kernel is held in single precision
         # for ARPACK: its entries lie in [0, 1], and every pass over it
         # (exp, centring, the products) moves half the memory.
-        dtype = np.float32 if n_samples > _DENSE_LIMIT else np.float64
+        dtype = np.float32 if n_samples > DENSE_EIGEN_POINTS else np.float64
         squared = _squared_distances(X, dtype)
         median = _median_pair_distance(squared)
         self._set_bandwidth(median)
@@ -319,7 +296,7 @@ class KernelPCAEmbedding:
         n_samples = matrix.shape[0]
         if n_wanted < 1:
             return np.empty(0), np.empty((n_samples, 0))
-        if n_samples <= _DENSE_LIMIT or n_wanted >= n_samples // 2:
+        if n_samples <= DENSE_EIGEN_POINTS or n_wanted >= n_samples // 2:
             eigenvalues, eigenvectors = eigh(
                 matrix.astype(np.float64, copy=False),
                 subset_by_index=[n_samples - n_wanted, n_samples - 1])
@@ -383,7 +360,7 @@ class KernelPCAEmbedding:
     def _kernel_rows(self, X):
         """Blocks of rows of the kernel between ``X`` and the landmarks."""
         landmarks = self.nystroem_.components_
-        block = max(1, _DISTANCE_BLOCK_ELEMENTS // max(1, landmarks.shape[0]))
+        block = max(1, DISTANCE_BLOCK_ELEMENTS // max(1, landmarks.shape[0]))
         for start in range(0, X.shape[0], block):
             yield rbf_kernel(X[start:start + block], landmarks,
                              gamma=self.gamma_)

@@ -56,34 +56,12 @@ import numpy as np
 from scipy.linalg import eigh
 from scipy.sparse.linalg import LinearOperator, eigsh
 
+from ._defaults import DENSE_EIGEN_FEATURES, MARGIN_BAND, MAX_NEW_COLUMNS
 from ._lp import working_set_lp
 from ._problem import (HingeProblem, SquaredDifferences, pair_coefficients,
                        triplet_scale)
 from ._solvers import SolverResult, report
 
-# Triplets whose margin 1 + g.w is within MARGIN_BAND of 0 at the start are
-# the LP's rows (the others are folded in or left out, and checked after
-# it); on breast cancer, 0.1 at the RDA iterate gave LPs of 900 rows and the
-# same optimum as 0.5 in a third of the time.
-MARGIN_BAND = 0.1
-
-# Columns added per round at most (the most negative reduced costs first),
-# so that one round cannot turn a small LP into the whole problem.
-MAX_NEW_COLUMNS = 50
-
-# The largest duality gap, relative to the objective, that the learners
-# accept without a warning from either exact phase. The certificate scales
-# the dual point by beta over its worst reduced cost, so it loses about
-# HiGHS' feasibility tolerance divided by beta: 2.3e-6 on standardised iris
-# at beta=1e-5, 1.4e-4 on 200 generated triplets at the default beta, 7e-3
-# on the class docstring's triplets scaled by 10 (beta a hundred times
-# smaller in the LP's units). Tighter HiGHS tolerances (1e-10) make it fail
-# outright on wine and breast cancer at small beta.
-EXACT_GAP_TOL = 1e-3
-
-# Above this many features the steepest atoms come from ARPACK on a
-# matrix-free product rather than a dense eigendecomposition.
-DENSE_EIGEN_FEATURES = 500
 
 def duality_gap(problem, weights, beta, row_ids=None, alpha=None):
     r""":meth:`~metric_learn_scml._problem.HingeProblem.duality_gap` with the

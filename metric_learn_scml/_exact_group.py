@@ -107,19 +107,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from ._exact import MARGIN_BAND, MAX_NEW_COLUMNS
+from ._defaults import (MARGIN_BAND, MAX_NEWTON_SIZE, MAX_NEW_COLUMNS,
+                        ON_BOUND, SAME_DIRECTION)
 from ._lp import dual_form_lp
 from ._problem import HingeProblem, triplet_scale
 from ._solvers import SolverResult, report
-
-# Newton's system has (support + margin triplets) unknowns and is solved
-# densely (about a second at 1,500 on one core); past this size the
-# refinement is skipped and column generation alone goes on. Vowel's
-# problems have 150 to 300.
-MAX_NEWTON_SIZE = 1500
-
-# Two atoms of a column whose directions agree to this (cosine) are one.
-SAME_DIRECTION = 1.0 - 1e-12
 
 
 class Atoms:
@@ -147,10 +139,6 @@ class Atoms:
         r""":math:`W_{:,k} = \sum_j r_{kj} d_{kj}`, ``T x K``."""
         return np.array([np.bincount(self.columns, row * amounts, n_basis)
                          for row in self.directions])
-
-
-# An LP dual value a in [0, 1] this close to a bound is on it.
-ON_BOUND = 1e-9
 
 
 def _newton(B, costs, groups, x, a, sizes, beta, max_steps=30):

@@ -17,9 +17,7 @@ import threading
 import numpy as np
 from scipy.optimize import linprog
 
-# Relative zero of the weights HiGHS returns (its feasibility tolerance is
-# 1e-7): smaller basic values are rounding, not elements of the model.
-ZERO_WEIGHT = 1e-9
+from ._defaults import ZERO_WEIGHT
 
 
 def dual_form_lp(block, row_sizes, scale, costs, bound):

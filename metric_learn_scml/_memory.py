@@ -17,17 +17,6 @@ from sklearn.utils import check_random_state
 
 from ._basis import distinct_elements
 from ._solvers import RDAState
-from ._triplets import MAX_ANCHORS
-
-# The default bound of the memory: the most anchors fit itself mines
-# triplets from (beyond them it samples anchors).
-DEFAULT_MEMORY = MAX_ANCHORS
-
-# A new basis is drawn once the points it would come from are this many
-# times those of the current one: a basis of J points per class grows
-# more local with the density of its points, so doubling them redraws it
-# log2(memory / first batch) times in all (NOTES, "partial_fit at scale").
-BASIS_GROWTH = 2
 
 
 @dataclass

@@ -41,19 +41,8 @@ scores its path with it.
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._defaults import PAIR_TABLE_BYTES, PROJECTION_BYTES, SCALE_SAMPLE
 from ._arrays import centred, chunk_rows, unit_scale
-
-# Memory allowed for the table of squared differences of every distinct pair
-# (see SquaredDifferences). Letters with 3,000 points x 13 pairs and 1,000
-# basis elements needs 156 MB in float32.
-PAIR_TABLE_BYTES = 512 * 2 ** 20
-
-
-# The most bytes the projections P = X B^T may take (n x K float64); beyond
-# (a million points on 1,000 elements would take 8 GB), P is never formed
-# and the differences of pairs are projected instead (FactoredProjections,
-# chosen by scaled_differences).
-PROJECTION_BYTES = 1 << 30
 
 
 class FactoredProjections:
@@ -196,13 +185,6 @@ def scaled_differences(X, basis, pairs, unit=None, **kwargs):
     return SquaredDifferences(X @ (basis.T * unit), pairs, **kwargs), unit
 
 
-
-# Triplets behind triplet_scale's estimate: from one sample to the next it
-# moves by about 1 % (on the digit and newsgroup stand-ins), and it only
-# sets the solvers' units.
-SCALE_SAMPLE = 2000
-
-
 def triplet_scale(differences, triplet_pairs, random_state):
     r"""The mean absolute entry :math:`s` of the triplet vectors :math:`g`.
 
@@ -216,7 +198,6 @@ def triplet_scale(differences, triplet_pairs, random_state):
     scale = np.abs(differences.rows(sample[:, 0])
                    - differences.rows(sample[:, 1])).mean(dtype=float)
     return scale if np.isfinite(scale) and scale > 0 else 1.0
-
 
 
 def pair_coefficients(triplet_pairs, ids, alpha, n_pairs):

@@ -28,21 +28,17 @@ from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.utils import check_random_state
 
+from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
+                        EUCLIDEAN_MARGIN, FALLBACK_BETA, MAX_SELECTION_POINTS,
+                        MAX_VALIDATION_POINTS, MERGE_DIGITS,
+                        MIN_SELECTION_POINTS_PER_CLASS, N_BETAS,
+                        SCORE_NEIGHBOURS, VALIDATION_FRACTION)
 from ._arrays import centred
 from ._basis import labels_basis
 from ._exact import beta_max, exact_path
 from ._problem import HingeProblem, scaled_differences, triplet_scale
 from ._solvers import components_from_weights, rda_path
 from ._triplets import pair_index, triplets_from_labels
-
-# The grid: N_BETAS values from BETA_RATIO_HIGH to BETA_RATIO_LOW times
-# beta_max, evenly in log scale (0.75 decade apart).
-BETA_RATIO_HIGH = 10 ** -0.5
-BETA_RATIO_LOW = 1e-5
-N_BETAS = 7
-
-# Neighbours of the held-out score (the paper evaluates with 3-NN).
-SCORE_NEIGHBOURS = 3
 
 
 class LabelledPath:
@@ -243,11 +239,6 @@ def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
         weights, path.basis, X[fit], y[fit], X[held], y[held], triplets)
 
 
-# Betas whose held-out 3-NN error is within this many binomial standard
-# errors of the least one count as equally good (see best_beta).
-ERROR_BAND = 0.5
-
-
 def best_beta(betas, errors, triplet_errors, n_scored):
     """The least held-out triplet error among the betas whose 3-NN error is
     within ``ERROR_BAND`` standard errors of the least; then the largest.
@@ -285,23 +276,6 @@ class BetaSelection(NamedTuple):
     euclidean_error: float
     n_scored: int
     reason: object = None
-
-
-# beta='auto': the share of the training points held out to choose beta,
-# the most points its path is fitted on (the loss is a mean over triplets,
-# so beta carries over to more points), and the beta used where no point
-# can be held out (too few per class).
-VALIDATION_FRACTION = 0.2
-MAX_SELECTION_POINTS = 1000
-# ... but at least this many per class: a stratified 1,000 of 1,000 classes
-# left one point per class, which gives no triplet (and more classes than
-# points could not be drawn at all).
-MIN_SELECTION_POINTS_PER_CLASS = 5
-FALLBACK_BETA = 1e-5
-# The most held-out points scored (beyond 25,000 training points): the
-# 3-NN error of 5,000 points has a standard error under 0.7 point, and
-# scoring more only costs time.
-MAX_VALIDATION_POINTS = 5000
 
 
 def select_beta(X, y, settings, random_state=None,
@@ -454,28 +428,12 @@ def held_out_error(X_fit, y_fit, X_held, y_held):
     return 1.0 - classifier.score(X_held, y_held)
 
 
-# The Euclidean metric replaces the learned one where its held-out error is
-# lower than the best beta's by more than this many standard errors. The
-# best of seven betas' errors is biased low, so one standard error is
-# already a margin: at two, KEEL marketing kept a metric 1.1 points worse
-# than Euclidean (breadth, 4 seeds per split); at one the breadth table
-# loses no dataset by more than a point and its mean gain is unchanged
-# (+2.41 against +2.39; +2.34 at zero).
-EUCLIDEAN_MARGIN = 1.0
-
-
 def euclidean_wins(best_error, euclidean, n_scored):
     """Whether the Euclidean held-out error ``euclidean`` is lower than
     ``best_error`` by more than ``EUCLIDEAN_MARGIN`` binomial standard
     errors of ``n_scored`` points."""
     spread = np.sqrt(best_error * (1.0 - best_error) / n_scored)
     return bool(euclidean < best_error - EUCLIDEAN_MARGIN * spread)
-
-
-# Two points are one under a map when their images agree to this many
-# significant digits of the images' largest coordinate (the data's, for the
-# Euclidean count).
-MERGE_DIGITS = 9
 
 
 def distinct_points(Z):
@@ -504,6 +462,5 @@ def merges_points(X, components):
     # digits that tell points apart.)
     X = centred(X)
     return distinct_points(X @ components.T) < distinct_points(X)
-
 
 

@@ -31,19 +31,10 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_array, check_random_state, check_scalar
 from sklearn.utils.validation import check_consistent_length, column_or_1d
 
+from ._defaults import (APPROXIMATE_MIN_SAMPLES, AUTO_INDEX_WIDTH, MAX_ANCHORS,
+                        MAX_PAIR_TRIPLETS)
 from ._arrays import centred
 
-# neighbors='auto' searches exactly below this many points (the reason is in
-# resolve_neighbors' notes).
-APPROXIMATE_MIN_SAMPLES = 2_000_000
-
-# Neighbours the index of neighbors='auto' keeps per point: NN-descent's
-# graph is only as good as its width, and pynndescent's default of 30 finds
-# nearly all of 3 targets and 10 impostors where a width of 3 or 10 does not.
-AUTO_INDEX_WIDTH = 30
-
-# The most anchors the triplets are mined from (module notes).
-MAX_ANCHORS = 50_000
 
 _NEIGHBORS_KINDS = ("neighbors must be None, 'auto' or a KNeighborsTransformer-"
                     "like estimator")
@@ -476,12 +467,6 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
             "neighbour to build triplets from. Each class needs at least two "
             "samples.")
     return np.concatenate(blocks).astype(np.intp, copy=False)
-
-
-# The most triplets the pairs of one anchor give (the k_genuine * k_impostor
-# of the triplets mined from labels at their defaults): an anchor in many
-# pairs would give the product of its similar and dissimilar partners.
-MAX_PAIR_TRIPLETS = 30
 
 
 def triplets_from_pairs(pairs, y, max_per_anchor=MAX_PAIR_TRIPLETS,

@@ -26,9 +26,9 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
+from ._defaults import MAX_ABS_VALUE, MIN_ABS_VALUE, SCALE_SPREAD_WARNING
 from ._arrays import binary_scales, chunk_rows, largest_magnitude
-from ._triplets import (distinct_rows, triplets_from_pairs,
-                        triplets_to_indices)
+from ._triplets import distinct_rows, triplets_from_pairs, triplets_to_indices
 
 
 class Interval:
@@ -309,16 +309,6 @@ def check_tuples(estimator, tuples, tuple_size):
     return tuples
 
 
-# The range of feature magnitudes accepted. The solvers run on the data
-# brought to unit scale (see unit_scale), so their float32 tables neither
-# overflow nor underflow. The basis is built from squares at the user's
-# scale, which overflow beyond 1e154 and underflow below 1e-154, and the
-# learned metric scales as 1 / scale**2: within 1e-100 to 1e100 its
-# entries stay within 1e200 of those learned on standardised data.
-MAX_ABS_VALUE = 1e100
-MIN_ABS_VALUE = 1e-100
-
-
 def no_basis_error(estimator):
     """The ``ValueError`` of a fit whose data no direction separates."""
     return ValueError(
@@ -353,14 +343,6 @@ def check_scale(estimator, X):
                 type(estimator).__name__, "up to" if large else "of at most",
                 largest, "overflow" if large else "underflow",
                 "divide" if large else "multiply"))
-
-
-# Features whose standard deviations differ by more than this factor get a
-# warning: the local Fisher directions, the default beta and the Euclidean
-# neighbours the triplets come from all assume comparable scales (iris with
-# its features scaled by 1e6, 1, 1e-3 and 1: 3-NN accuracy 0.68 under the
-# learned metric against 0.75 under the Euclidean one).
-SCALE_SPREAD_WARNING = 1e4
 
 
 def warn_feature_scales(X):

@@ -32,11 +32,11 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._defaults import DEFAULT_MEMORY
 from ._base import (_IncrementalFromLabels, _LinearMetric, _MetricLearner,
                     _SCMLEstimator, incremental_problem, single_threaded,
                     supervised_problem, triplet_classifier_tags,
                     triplet_problem)
-from ._memory import DEFAULT_MEMORY
 from ._docs import AUTO_BETA_ATTRIBUTES, attributes, parameters
 from ._solvers import components_from_weights
 from ._validation import (Interval, Options, checked_input, plain,

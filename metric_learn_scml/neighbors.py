@@ -31,12 +31,10 @@ from sklearn.utils.validation import (check_consistent_length,
                                       check_is_fitted, column_or_1d,
                                       validate_data)
 
+from ._defaults import QUERY_BLOCK
 from ._validation import (Interval, check_label_types, forget_fit, plain,
                           validate_parameters, validate_value)
 
-# Query rows handled at once by the local model (bounds the memory of the
-# distance block to this many rows times the training size).
-_QUERY_BLOCK = 1024
 
 # metric-learn's weakly supervised learners and what they fit on.
 _WEAKLY_SUPERVISED = ((_PairsClassifierMixin, "pairs"),
@@ -327,9 +325,9 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
                                own=leave_out is not None)
         distances = np.empty((X.shape[0], n_neighbors))
         indices = np.empty((X.shape[0], n_neighbors), dtype=np.intp)
-        for start in range(0, X.shape[0], _QUERY_BLOCK):
+        for start in range(0, X.shape[0], QUERY_BLOCK):
             block = self.estimator_.pairwise_distances(
-                X[start:start + _QUERY_BLOCK], self._X_fit)
+                X[start:start + QUERY_BLOCK], self._X_fit)
             if leave_out is not None:
                 rows = np.arange(block.shape[0])
                 block[rows, start + rows] = np.inf
@@ -338,9 +336,9 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
             near = np.take_along_axis(block, nearest, axis=1)
             # Stable sort on (distance, index), as a brute-force search does.
             order = np.lexsort((nearest, near), axis=1)
-            indices[start:start + _QUERY_BLOCK] = np.take_along_axis(
+            indices[start:start + QUERY_BLOCK] = np.take_along_axis(
                 nearest, order, axis=1)
-            distances[start:start + _QUERY_BLOCK] = np.take_along_axis(
+            distances[start:start + QUERY_BLOCK] = np.take_along_axis(
                 near, order, axis=1)
         return distances, indices
 

@@ -18,11 +18,10 @@ from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, check_cv
 
+from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, EXACT_GAP_TOL
 from ._base import single_threaded
-from ._exact import EXACT_GAP_TOL
-from ._memory import DEFAULT_MEMORY
-from ._selection import (BETA_RATIO_HIGH, BetaSelection, LabelledPath,
-                         beta_grid, best_beta, path_basis, path_scores)
+from ._selection import (BetaSelection, LabelledPath, beta_grid, best_beta,
+                         path_basis, path_scores)
 from ._validation import (HasMethods, Interval, IterableOf, plain,
                           validate_supervised, validate_value)
 from .scml import SCML_Supervised

@@ -16,11 +16,11 @@ by regularized dual averaging (:mod:`metric_learn_scml._solvers`).
 from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
+from ._defaults import DEFAULT_MEMORY
 from ._base import (_IncrementalFromLabels, _IncrementalFromTriplets,
                     _LinearMetric, _SCMLEstimator)
 from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
                     attributes, parameters)
-from ._memory import DEFAULT_MEMORY
 from ._validation import Interval, Options
 
 

@@ -119,7 +119,7 @@ def test_repeated_points_embed_as_their_full_kernel():
     # Above the dense limit, points that are few distinct ones repeated are
     # embedded through the distinct ones: the same bandwidth, eigenvalues
     # and embedding (up to each component's sign) as the n x n kernel.
-    n_samples = embedding_module._DENSE_LIMIT + 100
+    n_samples = embedding_module.DENSE_EIGEN_POINTS + 100
     X = repeated_points(40, n_samples, 0)
     fitted = KernelPCAEmbedding(10, random_state=0).fit(X)
     assert fitted.X_fit_.shape[0] == 40
@@ -147,7 +147,7 @@ def _squared_new(Y, X):
 
 def test_repeated_points_embed_the_same_every_time():
     # (ARPACK gave two fits of these points different embeddings.)
-    X = repeated_points(14, embedding_module._DENSE_LIMIT + 800, 0)
+    X = repeated_points(14, embedding_module.DENSE_EIGEN_POINTS + 800, 0)
     first = KernelPCAEmbedding(40, random_state=0).fit(X)
     assert first.n_components_ == 13
     for random_state in (0, 1):

@@ -10,7 +10,7 @@ import metric_learn_scml
 PACKAGE = Path(metric_learn_scml.__file__).parent
 MATHS = {"_arrays", "_progress", "_triplets", "_basis", "_embedding", "_problem",
          "_solvers", "_local", "_lp", "_exact",
-         "_exact_group", "_selection", "_memory"}
+         "_exact_group", "_selection", "_memory", "_defaults"}
 BASE = {"_validation", "_docs", "_base"}
 
 
@@ -111,3 +111,40 @@ def test_maths_layer_takes_and_calls_no_estimator_at_run_time():
     finally:
         sys.setprofile(None)
     assert not problems, sorted(problems)
+
+
+def test_every_constant_of_the_defaults_is_in_the_registry():
+    # A number the defaults depend on lives in _defaults, with its reason
+    # and evidence; no other module defines one at its top level (tables of
+    # names, as the docstring fragments and parameter constraints, are not
+    # numbers).
+    found = []
+    for path in PACKAGE.glob("*.py"):
+        if path.stem == "_defaults":
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(target, ast.Name) and target.id.isupper()
+                    and not target.id.endswith("CONSTRAINTS")
+                    for target in node.targets):
+                numbers = [leaf for leaf in ast.walk(node.value)
+                           if isinstance(leaf, ast.Constant)
+                           and isinstance(leaf.value, (int, float))
+                           and not isinstance(leaf.value, bool)]
+                if numbers:
+                    found.append("%s:%d" % (path.name, node.lineno))
+    assert not found, found
+    # and every one of them has a reason: a comment above it, or above the
+    # run of constants it shares one with
+    from metric_learn_scml import _defaults
+    lines = Path(_defaults.__file__).read_text().splitlines()
+
+    def constant(line):
+        return line[:1].isupper() and " = " in line
+
+    for number, line in enumerate(lines):
+        if constant(line):
+            above = number - 1
+            while constant(lines[above]):
+                above -= 1
+            assert lines[above].startswith("#"), line

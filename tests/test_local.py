@@ -110,7 +110,7 @@ def test_embedding_arpack_path_matches_dense():
 def test_squared_distances_in_blocks(monkeypatch, block_elements):
     # A test of the private blocking itself: many blocks need a block size
     # no public parameter sets (16 MiB of distances per block).
-    monkeypatch.setattr(embedding_module, "_DISTANCE_BLOCK_ELEMENTS",
+    monkeypatch.setattr(embedding_module, "DISTANCE_BLOCK_ELEMENTS",
                         block_elements)
     X = np.random.RandomState(2).randn(37, 4)
     expected = euclidean_distances(X, squared=True)
