@@ -3,8 +3,9 @@ r"""The estimator layer every SCML learner is built on.
 How data flows from ``fit`` to ``components_``:
 
 1. ``fit`` validates the hyper-parameters (one declarative table per class,
-   :mod:`._validation`) and the data (:func:`supervised_problem` for labels,
-   :func:`triplet_problem` for triplets; both take optional tasks).
+   :mod:`._validation`) and the data (:mod:`._pipelines`:
+   ``supervised_problem`` for labels, ``triplet_problem`` for triplets;
+   both take optional tasks).
 2. The problem is a set of points ``X``, index triplets into them grouped
    by task (``task_offsets``) and a basis: the user's array, or the union
    of one generated basis per task (:func:`._basis.task_basis_size`; a single
@@ -28,26 +29,21 @@ from sklearn.utils import ClassifierTags, TransformerTags, check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ._defaults import (BASIS_GROWTH, BATCH_SCALE_RATIO, EXACT_GAP_TOL,
-                        EXACT_MAX_TRIPLETS, SMALL_GAMMA)
+from ._defaults import (BATCH_SCALE_RATIO, EXACT_GAP_TOL, EXACT_MAX_TRIPLETS,
+                        SMALL_GAMMA)
 from ._arrays import centred, largest_magnitude
-from ._basis import (default_n_basis, distinct_elements, labels_basis,
-                     task_basis_size, triplet_basis)
+from ._basis import default_n_basis, distinct_elements, task_basis_size
 from ._exact import beta_max, exact_phase
 from ._exact_group import exact_group_phase
-from ._memory import remember, renewed_basis, renewed_state
 from ._progress import FitLog
-from ._selection import (PathSettings, merges_points, pool_selections,
-                         select_beta)
+from ._selection import merges_points
 from ._problem import HingeProblem, scaled_differences
 from ._solvers import RDAState, components_from_weights, rda, rda_state_for
-from ._triplets import pair_index, resolve_neighbors, triplets_from_labels
-from ._validation import (ArrayLike, HasMethods, Interval, Options,
-                          PointIndexer, check_basis_array, check_metric_points,
-                          check_same_label_type, check_points, check_tuples,
-                          forget_fit, no_basis_error, plain, task_labels,
-                          validate_parameters, validate_supervised,
-                          validate_triplets)
+from ._triplets import pair_index
+from ._validation import (ArrayLike, Interval, Options, PointIndexer,
+                          check_basis_array, check_metric_points,
+                          check_same_label_type, check_points, forget_fit,
+                          no_basis_error, task_labels, validate_parameters)
 
 
 def random_state_of(estimator):
@@ -396,8 +392,9 @@ class _SCMLEstimator(_MetricLearner):
                       "model")
         else:
             # (partial_fit never falls back: its later batches need a state.
-            # The learners from labels, which take beta='auto', report it.)
-            if isinstance(self, _FromLabels):
+            # The learners from labels (those with k_genuine), which take
+            # beta='auto', report it.)
+            if hasattr(self, "k_genuine"):
                 self.euclidean_fallback_ = False
             weights = self._solve(X, triplets, task_offsets, basis,
                                   incremental, warn_empty=not fallback)[0]
@@ -544,394 +541,3 @@ class _LinearMetric(MahalanobisMixin):
             else components_from_weights(self.weights_, self.basis_,
                                          self.n_components))
         return self
-
-
-# ---------------------------------------------------------------- problems
-
-
-def triplet_problem(estimator, triplets, tasks=None, partial=False, y=None):
-    """Points, index triplets grouped by task, and the basis, from triplets.
-
-    Returns ``(X, triplets, task_offsets, basis)``: ``triplets`` index the
-    distinct points ``X`` of the input; with ``tasks`` (one label per
-    triplet) they are sorted by task, stably. ``partial``: a later batch
-    of ``partial_fit``, which keeps the basis of the first. ``y``: the
-    labels of pairs given instead of triplets.
-    """
-    indices, X = validate_triplets(estimator, triplets, reset=not partial,
-                                   y=y)
-    if tasks is None:
-        offsets = np.array([0, indices.shape[0]])
-    else:
-        codes = estimator._encode_tasks(tasks, indices.shape[0], "triplet",
-                                        extend=partial)
-        order = np.argsort(codes, kind="stable")
-        indices, codes = indices[order], codes[order]
-        offsets = np.searchsorted(codes, np.arange(estimator.tasks_.shape[0]
-                                                   + 1))
-    with estimator._log.stage("building the basis") as facts:
-        basis = estimator.basis_ if partial else estimator._make_basis(
-            X.shape[1], lambda t, n: triplet_basis(
-                X, indices[offsets[t]:offsets[t + 1]], n,
-                random_state=estimator._rng), offsets.shape[0] - 1)
-        facts.update(triplets=indices.shape[0], elements=basis.shape[0])
-    return X, indices, offsets, basis
-
-
-def supervised_problem(estimator, X, y, tasks=None, partial=False,
-                       incremental=False):
-    """Points, index triplets grouped by task, and the basis, from labels.
-
-    Each task (one, without ``tasks``) gets its ``k_genuine x k_impostor``
-    triplets among its own points and its own local discriminative basis;
-    the basis is their union. ``beta='auto'`` is resolved here, once each
-    task's triplets are known to exist and before the basis is drawn
-    (:meth:`_FromLabels._choose_beta`).
-
-    ``partial``: a later batch of ``partial_fit``. The basis of the first
-    batch is kept, and a task whose points here give no triplet (absent,
-    or a single class) simply has none.
-
-    ``incremental`` (every ``partial_fit`` call): the batch's points are
-    the anchors, mined against the batch and the points remembered
-    (:mod:`._memory`), which are returned after the batch's in ``X``;
-    when those have grown :data:`._memory.BASIS_GROWTH` times since the
-    basis was drawn, its inactive elements are replaced by a new draw
-    from them. The batch joins the memory.
-
-    Returns ``(X, triplets, task_offsets, basis)``.
-    """
-    X, y = validate_supervised(estimator, X, y, reset=not partial)
-    resolve_neighbors(estimator.neighbors, 0)   # its errors, before any work
-    n_batch = X.shape[0]
-    codes = None if tasks is None else estimator._encode_tasks(
-        tasks, n_batch, "sample", extend=partial)
-    earlier = estimator.__dict__.get("_memory") if incremental else None
-    remembered = earlier is not None and earlier.X.shape[0] > 0
-    if remembered:
-        X, y, codes = earlier.after(X, y, codes, None if tasks is None
-                                    else estimator.tasks_)
-    members = ([np.arange(X.shape[0])] if tasks is None else
-               [np.flatnonzero(codes == t)
-                for t in range(estimator.tasks_.shape[0])])
-    with estimator._log.stage("mining triplets") as facts:
-        triplets = [rows[_task_triplets(
-                        estimator, X[rows], y[rows], task, partial,
-                        np.flatnonzero(rows < n_batch) if remembered
-                        else None)]
-                    for task, rows in zip(
-                        [None] if tasks is None else estimator.tasks_,
-                        members)]
-        facts.update(points=X.shape[0],
-                     triplets=sum(t.shape[0] for t in triplets))
-
-    if estimator.beta_ is None:
-        with estimator._log.stage("choosing %s" % estimator._stage_name()) \
-                as facts:
-            # One selection per task, each the one a single-task model of
-            # that task makes, pooled (for mt-SCML) into one beta.
-            selection = pool_selections([estimator._choose_beta(X[rows],
-                                                                y[rows])
-                                         for rows in members])
-            facts.update(values_tried=selection.betas,
-                         held_out_3nn_errors=selection.errors,
-                         held_out_points=selection.n_scored,
-                         Euclidean_3nn_error=selection.euclidean_error,
-                         chosen=selection.beta)
-        estimator.beta_ = selection.beta
-        estimator.beta_path_ = selection.betas
-        estimator.validation_error_path_ = selection.errors
-        estimator.validation_triplet_error_path_ = selection.triplet_errors
-        estimator.euclidean_fallback_ = selection.euclidean
-    def build():
-        estimator._basis_points = X.shape[0]
-        return estimator._make_basis(X.shape[1], lambda t, n: labels_basis(
-            estimator.basis, X, y, members[t], triplets[t], n,
-            estimator._rng), len(members))
-
-    renew = (remembered and isinstance(estimator.basis, str)
-             and X.shape[0] >= BASIS_GROWTH * estimator._basis_points
-             and any(t.shape[0] for t in triplets))
-    with estimator._log.stage("building the basis") as facts:
-        if renew:
-            basis, source = renewed_basis(
-                estimator.basis_, np.atleast_2d(estimator.weights_).any(
-                    axis=0), build())
-            estimator._rda_state = renewed_state(estimator._rda_state, source)
-        else:
-            basis = estimator.basis_ if partial else build()
-        facts.update(elements=basis.shape[0])
-    if incremental:
-        estimator._memory = remember(
-            earlier, X[:n_batch], y[:n_batch], None if tasks is None
-            else estimator.tasks_[codes[:n_batch]],
-            estimator.partial_fit_memory, estimator._rng)
-    offsets = np.concatenate([[0], np.cumsum([t.shape[0] for t in triplets])])
-    return X, np.concatenate(triplets), offsets, basis
-
-
-incremental_problem = functools.partial(supervised_problem, incremental=True)
-
-
-def _task_triplets(estimator, X, y, task, partial=False, anchors=None):
-    """The triplets of one task's points (of its ``anchors`` only, when
-    given); errors name the task.
-
-    In a later batch of ``partial_fit`` (``partial``), points that give no
-    triplet give an empty set instead of an error.
-    """
-    def mine():
-        return triplets_from_labels(
-            X, y, estimator.k_genuine, estimator.k_impostor,
-            neighbors=estimator.neighbors, random_state=estimator._rng,
-            anchors=anchors,
-            progress=estimator._log.ticker("classes searched"))
-
-    if partial:
-        if np.unique(y).shape[0] < 2 or (anchors is not None
-                                         and anchors.shape[0] == 0):
-            return np.zeros((0, 3), dtype=np.intp)
-        try:
-            return mine()
-        except ValueError:
-            return np.zeros((0, 3), dtype=np.intp)
-    if task is None:
-        return mine()
-    if np.unique(y).shape[0] < 2:
-        raise ValueError(
-            "Task %r has a single class (%r): every task needs at least two "
-            "classes to build triplet constraints." % (plain(task), plain(y[0])))
-    try:
-        return mine()
-    except ValueError:
-        raise ValueError(
-            "Task %r has too few samples (%d) to build triplets: it needs a "
-            "class with at least two samples." % (plain(task), X.shape[0])
-        ) from None
-
-
-class _FromTriplets:
-    """``fit(triplets)``: the weakly supervised learners."""
-
-    @single_threaded
-    def fit(self, triplets, y=None):
-        """Learn the metric from triplets, or from labelled pairs.
-
-        Pairs are metric-learn's format for ITML, MMC and SDML. Beyond the
-        paper, they become the triplets ``(a, b, c)`` of every point ``a``
-        with a similar pair ``(a, b)`` and a dissimilar pair ``(a, c)``
-        (both orientations of each pair; a point is identified by its
-        coordinates, or its row of the ``preprocessor``), at most 30 per
-        point, drawn with ``random_state``. Pairs that share no point form
-        no triplet, and raise a ``ValueError``.
-
-        Parameters
-        ----------
-        triplets : array-like of shape (n_triplets, 3, n_features) or \
-(n_triplets, 3), or pairs of shape (n_pairs, 2, n_features) or (n_pairs, 2)
-            Triplets of points, or of indices when a ``preprocessor`` is
-            given, ordered so that ``d(t[0], t[1]) < d(t[0], t[2])`` is
-            wanted; or pairs of points (of indices with a ``preprocessor``).
-        y : None, or array-like of shape (n_pairs,) for pairs
-            For triplets, ignored: the order within each triplet is the
-            supervision (present so that ``Pipeline``, which passes ``y``,
-            can fit it). For pairs, +1 (similar) or -1 (dissimilar).
-
-        Returns
-        -------
-        self
-        """
-        self._start_fit()
-        return self._fit_problem(*triplet_problem(self, triplets, y=y))
-
-    def decision_function(self, triplets):
-        """``d(a, c) - d(a, b)`` of each triplet (positive where its order
-        is kept).
-
-        Parameters
-        ----------
-        triplets : array-like of shape (n_triplets, 3, n_features) or \
-(n_triplets, 3)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_triplets,)
-        """
-        check_is_fitted(self)
-        # Checked as triplets here: metric-learn's checks see its pairs.
-        return super().decision_function(check_tuples(self, triplets, 3))
-
-    def score(self, triplets, y=None):
-        """The fraction of ``triplets`` whose order the metric keeps.
-
-        Parameters
-        ----------
-        triplets : array-like of shape (n_triplets, 3, n_features) or \
-(n_triplets, 3)
-        y : None
-            Ignored (as in :meth:`fit`).
-
-        Returns
-        -------
-        score : float
-        """
-        return super().score(triplets)
-
-    def __sklearn_tags__(self):
-        return triplet_classifier_tags(super().__sklearn_tags__(),
-                                       target_required=False)
-
-
-class _FromLabels:
-    """``fit(X, y)``: the learners that build triplets and basis from labels."""
-
-    _parameter_constraints = {
-        # 'triplet_diffs' (from the mined triplets) as metric-learn's
-        # SCML_Supervised accepts it.
-        "basis": [Options("lda", "triplet_diffs"),
-                  ArrayLike("(n_basis, n_features)")],
-        "k_genuine": [Interval("int", low=1)],
-        "k_impostor": [Interval("int", low=1)],
-        "neighbors": [Options("auto"), HasMethods(
-            "fit", "transform", "get_params", "set_params",
-            what="a KNeighborsTransformer"), None],
-    }
-
-    def _path_settings(self, n_features):
-        """The parameters a path of this learner is built and solved with."""
-        basis = (self.basis if isinstance(self.basis, str) else
-                 check_basis_array(self.basis, n_features, self.n_basis))
-        return PathSettings(
-            basis, self._n_basis(n_features), self.k_genuine,
-            self.k_impostor, self.neighbors,
-            dict(gamma=self.gamma, batch_size=self.batch_size,
-                 max_iter=self.max_iter, eval_every=self.output_iter,
-                 tol=self.tol, n_iter_no_change=self.n_iter_no_change))
-
-    def _selection_random_state(self):
-        """The random stream of the choice of beta.
-
-        Its own stream from the same seed, so that the fit after the choice
-        draws what ``beta=beta_`` draws (as ``LassoCV`` refits the Lasso of
-        its best alpha), whatever the choice drew. A ``RandomState``
-        instance gives one seed to it instead (it is a single stream).
-        """
-        if isinstance(self.random_state, np.random.RandomState):
-            return np.random.RandomState(self._rng.randint(2 ** 31))
-        return random_state_of(self)
-
-    def _choose_beta(self, X, y):
-        """``beta='auto'``: :func:`~metric_learn_scml._selection.select_beta`."""
-        selection = select_beta(X, y, self._path_settings(X.shape[1]),
-                                self._selection_random_state(),
-                                progress=self._log.say)
-        if selection.reason is not None:
-            warnings.warn(
-                "%s(%s='auto') %s, so %s=%g is used, without the held-out "
-                "check against the Euclidean metric. Give %s a value, or "
-                "more points per class." % (
-                    type(self).__name__, self._stage_name(), selection.reason,
-                    self._stage_name(), selection.beta, self._stage_name()),
-                UserWarning)
-        return selection
-
-    def __sklearn_tags__(self):
-        # y is required: scikit-learn then checks fit(X, None) fails clearly.
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
-
-    @single_threaded
-    def fit(self, X, y):
-        """Build triplets and a basis from the labels, then learn the metric.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training points (or 1-D indices with a ``preprocessor``).
-        y : array-like of shape (n_samples,)
-            Class labels, at least two classes.
-
-        Returns
-        -------
-        self
-        """
-        self._start_fit()
-        return self._fit_problem(*supervised_problem(self, X, y))
-
-
-class _IncrementalFromTriplets(_FromTriplets):
-    """``partial_fit(triplets)``, for the global model (not the local one,
-    whose kernel embedding needs every training point at once)."""
-
-    @single_threaded
-    def partial_fit(self, triplets, y=None):
-        """Learn from one more batch of triplets (incremental fitting).
-
-        The first call builds the basis from its batch (or takes the
-        ``basis`` array); every call takes one epoch of RDA steps over its
-        batch (``ceil(n_triplets / batch_size)`` steps, whatever
-        ``max_iter``, as scikit-learn's ``SGDClassifier.partial_fit`` takes
-        one pass) from the running state of the earlier calls, or of
-        ``fit`` (from its optimum where its exact phase ran), and keeps the
-        last iterate. The exact phase is not run. A float ``beta`` set
-        between calls applies from the next one.
-
-        Parameters
-        ----------
-        triplets : array-like of shape (n_triplets, 3, n_features) or \
-(n_triplets, 3)
-        y : None
-            Ignored (as in :meth:`fit`).
-
-        Returns
-        -------
-        self
-        """
-        return self._partial_fit(triplet_problem, triplets)
-
-
-class _IncrementalFromLabels(_FromLabels):
-    """``partial_fit(X, y)``, for the global model (and, with tasks, the
-    multi-task one)."""
-
-    _parameter_constraints = {
-        "partial_fit_memory": [Interval("int", low=0)],
-    }
-
-    @single_threaded
-    def partial_fit(self, X, y):
-        """Learn from one more batch of labelled points (incremental fitting).
-
-        The first call resolves ``beta='auto'`` and builds the basis from
-        its batch (which needs two classes), as ``fit`` does; every call
-        mines the triplets of its batch's points, their targets and
-        impostors the nearest among the batch and up to
-        ``partial_fit_memory`` points remembered from the earlier calls (a
-        uniform sample of them; a class may appear in any batch), and
-        takes one epoch of RDA steps over its triplets
-        (``ceil(n_triplets / batch_size)`` steps, whatever ``max_iter``)
-        from the running state of the earlier calls, or of ``fit`` (from
-        its optimum where its exact phase ran), keeping the last iterate.
-        Once the batch and the memory hold twice the points the basis was
-        drawn from, a generated basis is drawn anew from them and replaces
-        the elements of zero weight. The memory goes beyond the paper and
-        beyond ``SGDClassifier.partial_fit``'s one batch at a time (the
-        user guide's "Incremental fitting" gives its figures;
-        ``partial_fit_memory=0`` learns from each batch alone). The exact
-        phase is not run. A float ``beta`` set between calls applies from
-        the next one. A batch that gives no triplet leaves the model
-        unchanged, with a warning; a batch far from the first one's scale
-        warns (the model keeps the first batch's units); a call that
-        raises leaves the model as it was.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        return self._partial_fit(incremental_problem, X, y)

@@ -35,8 +35,8 @@ from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import (_FromLabels, _FromTriplets, _SCMLEstimator,
-                    warn_not_converged)
+from ._base import _SCMLEstimator, warn_not_converged
+from ._pipelines import _FromLabels, _FromTriplets
 from ._docs import parameters
 from ._embedding import KernelPCAEmbedding
 from ._local import (forward_backward, local_kkt_residual, local_objective,

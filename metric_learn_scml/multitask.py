@@ -33,10 +33,10 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._defaults import DEFAULT_MEMORY
-from ._base import (_IncrementalFromLabels, _LinearMetric, _MetricLearner,
-                    _SCMLEstimator, incremental_problem, single_threaded,
-                    supervised_problem, triplet_classifier_tags,
-                    triplet_problem)
+from ._base import (_LinearMetric, _MetricLearner, _SCMLEstimator,
+                    single_threaded, triplet_classifier_tags)
+from ._pipelines import (_IncrementalFromLabels, incremental_problem,
+                         supervised_problem, triplet_problem)
 from ._docs import AUTO_BETA_ATTRIBUTES, attributes, parameters
 from ._solvers import components_from_weights
 from ._validation import (Interval, Options, checked_input, plain,

@@ -17,8 +17,8 @@ from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from ._defaults import DEFAULT_MEMORY
-from ._base import (_IncrementalFromLabels, _IncrementalFromTriplets,
-                    _LinearMetric, _SCMLEstimator)
+from ._base import _LinearMetric, _SCMLEstimator
+from ._pipelines import _IncrementalFromLabels, _IncrementalFromTriplets
 from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
                     attributes, parameters)
 from ._validation import Interval, Options

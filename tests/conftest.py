@@ -46,7 +46,7 @@ def pin_auto_beta(monkeypatch):
     the one private step, the choice itself; ``monkeypatch.undo()`` ends it.
     """
     import numpy as np
-    from metric_learn_scml._base import _FromLabels
+    from metric_learn_scml._pipelines import _FromLabels
     from metric_learn_scml._selection import BetaSelection
 
     def pin(beta, euclidean=False):
