@@ -379,7 +379,7 @@ def exact_group_phase(differences, triplet_pairs, task_offsets, result, beta,
     The counterpart of :func:`metric_learn_scml._exact.exact_phase` for
     :math:`T` tasks (without column generation over new basis elements):
     :func:`exact_group_weights` from RDA's weights, in the rescaled units
-    of :func:`~metric_learn_scml._solvers.triplet_scale`.
+    of :func:`~metric_learn_scml._problem.triplet_scale`.
 
     Parameters
     ----------
