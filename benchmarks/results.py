@@ -304,8 +304,12 @@ def paired_test(differences, test_fraction=None):
     :math:`\hat\sigma^2 (1/J + n_2/n_1)` in place of :math:`\hat\sigma^2/J`
     for :math:`J` splits, with :math:`J - 1` degrees of freedom.
 
-    Returns ``(mean, se, p)``; ``p`` is 1 where every difference is 0 and
-    nan for fewer than two splits. ``se`` is the (corrected) standard error.
+    Returns ``(mean, se, p)``; ``p`` is 1 where every difference is 0, and
+    nan for fewer than two splits or where every difference is the same
+    non-zero value: then the splits show no spread to test the mean against
+    (three splits of LMNN on iris all erred 2.2 %, and ours 4.4 % on each:
+    a t statistic of infinity, not evidence). ``se`` is the (corrected)
+    standard error.
     """
     from scipy import stats
 
@@ -319,7 +323,7 @@ def paired_test(differences, test_fraction=None):
         factor += test_fraction / (1.0 - test_fraction)
     se = math.sqrt(np.var(values, ddof=1) * factor)
     if se == 0:
-        return mean, 0.0, 1.0 if mean == 0 else 0.0
+        return mean, 0.0, 1.0 if mean == 0 else math.nan
     p = 2.0 * stats.t.sf(abs(mean) / se, n - 1)
     return mean, se, float(p)
 
