@@ -22,7 +22,8 @@ from metric_learn_scml._docs import fill
 # |MAX_ANCHORS| where it means that constant, so no number is typed twice.
 rst_epilog = "\n".join(
     ".. |%s| replace:: %s" % (name, fill("{{%s}}" % name))
-    for name in dir(_defaults) if name.isupper())
+    for name in dir(_defaults)
+    if name.isupper() and isinstance(getattr(_defaults, name), (int, float)))
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
