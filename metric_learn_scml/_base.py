@@ -40,10 +40,10 @@ from ._selection import merges_points
 from ._problem import HingeProblem, scaled_differences
 from ._solvers import RDAState, components_from_weights, rda, rda_state_for
 from ._triplets import pair_index
-from ._validation import (ArrayLike, Interval, Options, PointIndexer,
-                          check_basis_array, check_metric_points,
+from ._validation import (PointIndexer, check_basis_array, check_metric_points,
                           check_same_label_type, check_points, forget_fit,
-                          no_basis_error, task_labels, validate_parameters)
+                          no_basis_error, task_labels)
+from ._constraints import ArrayLike, Interval, Options, validate_parameters
 
 
 def random_state_of(estimator):

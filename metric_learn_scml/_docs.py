@@ -346,6 +346,114 @@ def attributes(*names):
     return _section(ATTRIBUTES, names)
 
 
+# The parameters and attributes of the multi-task learners, in order.
+MULTITASK_PARAMETERS = (
+    "beta:group", "n_basis:per_task", "gamma", "max_iter", "output_iter",
+    "batch_size:per_task", "tol:per_task", "n_iter_no_change",
+    "solver:group", "verbose", "preprocessor", "random_state",
+    "n_components:per_task")
+MULTITASK_ATTRIBUTES = (
+    "tasks_", "beta_", "mt:weights_", "mt:basis_", "active_basis_",
+    "mt:n_active_basis_", "n_active_basis_per_task_", "components_per_task_",
+    "n_iter_", "mt:objective_", "objective_history_", "dual_gap_",
+    "fit_stages_", "n_features_in_")
+
+PER_TASK_INTERFACE = """
+    Every metric method takes the task: ``get_mahalanobis_matrix(task)``,
+    ``get_metric(task)``, ``transform(X, task=...)``,
+    ``pair_distance(pairs, task=...)``, ``pair_score(pairs, task=...)``;
+    without one they raise a ``ValueError`` (there is no sensible global
+    metric). ``for_task(task)`` returns the task's metric as a plain
+    :class:`~metric_learn_scml.multitask.TaskMetric`."""
+
+# SCML-Local's own parameters and attributes, and its notes.
+LOCAL_PARAMETERS = r"""
+    embedding_dim : int, default=40
+        Dimension :math:`D'` of the kernel PCA embedding :math:`z_x` (the
+        paper uses 40, and 100 for its larger datasets). At most
+        ``n_samples - 1`` components exist, so fewer are used on small data
+        (``embedding_dim_``).
+    learning_rate : float, default=0.3
+        Step of forward-backward splitting, in units where the triplet
+        vectors :math:`g` are of order one (the step on :math:`[A; c]` is
+        ``learning_rate`` divided by their mean absolute entry).""" + parameters(
+    "embedding_method", "n_landmarks")
+
+LOCAL_ATTRIBUTES = r"""
+    coef_ : ndarray of shape (embedding_dim\_, n_basis)
+        :math:`A`.
+    intercept_ : ndarray of shape (n_basis,)
+        :math:`c`; with ``coef_ = 0`` the model is SCML-Global.
+    global_weights_ : ndarray of shape (n_basis,)
+        The SCML-Global solution :math:`w^*` the local stage starts from.
+    basis_ : ndarray of shape (n_basis, n_features)
+        Unit-norm basis rows :math:`b_k`.
+    embedding_ : KernelPCAEmbedding
+        The fitted kernel PCA.
+    embedding_dim_ : int
+        Components actually used.
+    n_active_basis_ : int
+        Elements whose column :math:`(a_k, c_k)` is non-zero.
+    objective_ : float
+        Local objective of the returned parameters.
+    start_objective_ : float
+        Local objective at the start :math:`A = 0, c = \sqrt{w^*}`
+        (never below ``objective_``).
+    global_objective_ : float
+        SCML-Global objective of :math:`w^*`.
+    objective_history_ : ndarray of shape (n_evaluations, 3)
+        ``(iteration, held-out triplet error, n_active)`` of the local
+        stage: the fraction of the triplets anchored at a held-out fifth
+        of the points that its metric orders wrongly. The stage steps on
+        the other triplets, keeps its best iterate there (the start
+        included, so it never ends worse than its start on them) and
+        stops when it has not improved for ``n_iter_no_change``
+        evaluations (early stopping; beyond the paper). Where fewer than
+        two anchors leave nothing to hold out, or the start is the
+        Euclidean metric kept by the held-out points, ``(iteration,
+        objective, n_active)`` over all triplets.
+    n_iter_, global_n_iter_ : int
+        Iterations of the local and global stages.
+    beta_, global_beta_ : float
+        The betas of the local and global stages (as given, or chosen).
+    dual_gap_ : float
+        Duality gap of the global stage's weights where its exact phase
+        ran; else NaN.
+    kkt_residual_ : float
+        How far the local parameters are from a stationary point of the
+        local objective: the largest violation, over the non-zero columns
+        :math:`(a_k, c_k)`, of their first-order condition
+        :math:`\nabla_k f + \beta (a_k, c_k) / \|(a_k, c_k)\| = 0`
+        (:func:`metric_learn_scml._local.local_kkt_residual`), in the
+        units of ``beta``. The problem is not convex, so this certifies a
+        stationary point, not the optimum (the global models' counterpart
+        is ``dual_gap_``). The stochastic solver stops on held-out
+        triplets, not on this value. Beyond the paper.
+    fit_stages_ : list of dict
+        The stages of the last fit, each with ``stage``, ``seconds`` and
+        what it found, as ``verbose`` prints them.
+    n_features_in_ : int"""
+
+LOCAL_NOTES = r"""
+    Notes
+    -----
+    The solver takes mini-batch steps with a prox at every step and stops
+    on triplets of held-out points (``objective_history_``), instead of the paper's 200,001 single-triplet steps
+    of 0.7 with a prox every 5,000 (see
+    :func:`metric_learn_scml._local.forward_backward`). An element whose
+    global weight is zero starts with a zero column, where the gradient of
+    the loss vanishes, so the local model uses a subset of the elements of
+    the global one. :class:`LocalSCML` uses one ``beta`` for both stages
+    by default, as the authors' code does; :class:`LocalSCML_Supervised`
+    chooses the global stage's from the data (``global_beta``). Kernel
+    PCA stores the ``n_samples x n_features`` training points and needs
+    an ``n_samples x n_samples`` kernel at fit time (over 600 points
+    that hold at most 600 distinct ones: those, and a kernel between
+    them). There is no ``n_components``: the metric changes from point to
+    point, so no single linear map of fewer dimensions preserves it (the
+    global learners' ``n_components`` truncates their one metric)."""
+
+
 # The parameters every learner takes after beta (and basis), in order; the
 # single-task solver's; the attributes of a learner of one linear metric.
 COMMON = ("n_basis", "gamma", "max_iter", "output_iter", "batch_size", "tol",

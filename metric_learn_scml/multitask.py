@@ -37,10 +37,13 @@ from ._base import (_LinearMetric, _MetricLearner, _SCMLEstimator,
                     single_threaded, triplet_classifier_tags)
 from ._pipelines import (_IncrementalFromLabels, incremental_problem,
                          supervised_problem, triplet_problem)
-from ._docs import AUTO_BETA_ATTRIBUTES, attributes, parameters
+from ._docs import (AUTO_BETA_ATTRIBUTES, MULTITASK_ATTRIBUTES,
+                    MULTITASK_PARAMETERS, PER_TASK_INTERFACE, attributes,
+                    parameters)
 from ._solvers import components_from_weights
-from ._validation import (Interval, Options, checked_input, plain,
-                          require_tasks, task_codes, warn_score_pairs)
+from ._validation import (checked_input, plain, require_tasks, task_codes,
+                          warn_score_pairs)
+from ._constraints import Interval, Options
 
 
 class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -116,19 +119,6 @@ class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                                        copy=True, input_name="components")
         self.n_features_in_ = self.components_.shape[1]
         return self
-
-
-# The parameters and attributes of the multi-task learners, in order.
-MULTITASK_PARAMETERS = (
-    "beta:group", "n_basis:per_task", "gamma", "max_iter", "output_iter",
-    "batch_size:per_task", "tol:per_task", "n_iter_no_change",
-    "solver:group", "verbose", "preprocessor", "random_state",
-    "n_components:per_task")
-MULTITASK_ATTRIBUTES = (
-    "tasks_", "beta_", "mt:weights_", "mt:basis_", "active_basis_",
-    "mt:n_active_basis_", "n_active_basis_per_task_", "components_per_task_",
-    "n_iter_", "mt:objective_", "objective_history_", "dual_gap_",
-    "fit_stages_", "n_features_in_")
 
 
 class _BaseMultiTaskSCML(_SCMLEstimator):
@@ -332,15 +322,6 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
         return self.pair_distance(pairs, task=task)
 
 
-_PER_TASK_INTERFACE = """
-    Every metric method takes the task: ``get_mahalanobis_matrix(task)``,
-    ``get_metric(task)``, ``transform(X, task=...)``,
-    ``pair_distance(pairs, task=...)``, ``pair_score(pairs, task=...)``;
-    without one they raise a ``ValueError`` (there is no sensible global
-    metric). ``for_task(task)`` returns the task's metric as a plain
-    :class:`TaskMetric`."""
-
-
 class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
     __doc__ = r"""Multi-task Sparse Compositional Metric Learning from labels (mt-SCML).
 
@@ -351,7 +332,7 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
     own triplets (its ``k_genuine`` nearest same-class and ``k_impostor``
     nearest other-class neighbours, within the task) and its own local
     discriminative basis; the basis is their union.
-    """ + _PER_TASK_INTERFACE + """
+    """ + PER_TASK_INTERFACE + """
 
     Parameters
     ----------
@@ -488,7 +469,7 @@ class MultiTaskSCML(_BaseMultiTaskSCML, _TripletsClassifierMixin):
     :math:`W \ge 0` so that all tasks share one small set of basis elements
     (Shi, Bellet and Sha, AAAI 2014, eq. (3)). With labels, use
     :class:`MultiTaskSCML_Supervised`.
-    """ + _PER_TASK_INTERFACE + """ As a classifier of triplets,
+    """ + PER_TASK_INTERFACE + """ As a classifier of triplets,
     ``predict``, ``decision_function`` and ``score`` take the task of each
     triplet as their second argument, as ``fit`` does, so ``tasks`` plays
     the role of ``y`` in ``cross_val_score`` and ``GridSearchCV``.

@@ -32,8 +32,8 @@ from sklearn.utils.validation import (check_consistent_length,
                                       validate_data)
 
 from ._defaults import QUERY_BLOCK
-from ._validation import (Interval, check_label_types, forget_fit, plain,
-                          validate_parameters, validate_value)
+from ._validation import check_label_types, forget_fit, plain
+from ._constraints import Interval, validate_parameters, validate_value
 
 
 # metric-learn's weakly supervised learners and what they fit on.

@@ -22,8 +22,8 @@ from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, EXACT_GAP_TOL
 from ._base import single_threaded
 from ._selection import (BetaSelection, LabelledPath, beta_grid, best_beta,
                          path_basis, path_scores)
-from ._validation import (HasMethods, Interval, IterableOf, plain,
-                          validate_supervised, validate_value)
+from ._validation import plain, validate_supervised
+from ._constraints import HasMethods, Interval, IterableOf, validate_value
 from .scml import SCML_Supervised
 
 # The grid parameters shared by scml_path and SCML_SupervisedCV.

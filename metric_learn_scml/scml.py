@@ -21,7 +21,7 @@ from ._base import _LinearMetric, _SCMLEstimator
 from ._pipelines import _IncrementalFromLabels, _IncrementalFromTriplets
 from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
                     attributes, parameters)
-from ._validation import Interval, Options
+from ._constraints import Interval, Options
 
 
 class _GlobalSCML(ClassNamePrefixFeaturesOutMixin, _LinearMetric,
