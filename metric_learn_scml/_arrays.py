@@ -1,4 +1,5 @@
-"""Array helpers shared by the maths modules: block sizes and scales."""
+"""Array helpers shared by the maths modules: block sizes, scales and the
+distinct rows (points) that index triplets."""
 
 import numpy as np
 
@@ -62,3 +63,46 @@ def unit_scale(X):
     squared differences nor overflow the weights.
     """
     return float(np.ldexp(1.0, -int(np.frexp(largest_magnitude(X))[1])))
+
+
+def triplets_to_indices(triplets):
+    """Turn triplets of points into indices into their distinct points.
+
+    Parameters
+    ----------
+    triplets : ndarray of shape (n_triplets, 3, n_features)
+
+    Returns
+    -------
+    indices : ndarray of shape (n_triplets, 3), dtype=intp
+    X : ndarray of shape (n_distinct_points, n_features)
+        The distinct points, so that ``X[indices]`` equals ``triplets``.
+    """
+    n_triplets, _, n_features = triplets.shape
+    first, inverse = distinct_rows(triplets.reshape(-1, n_features))
+    X = triplets.reshape(-1, n_features)[first]
+    return inverse.reshape(n_triplets, 3), X
+
+
+def distinct_rows(X):
+    """Indices of the distinct rows of ``X`` and of each row's distinct row.
+
+    Rows are compared as raw bytes, which is many times faster than
+    ``np.unique(X, axis=0)``; the only difference, ``0.0`` and ``-0.0``
+    counting as distinct, only adds a duplicate point.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_rows, n_features)
+
+    Returns
+    -------
+    first : ndarray of shape (n_distinct,), dtype=intp
+        Index of one occurrence of each distinct row.
+    inverse : ndarray of shape (n_rows,), dtype=intp
+        ``X[first][inverse]`` equals ``X``.
+    """
+    X = np.ascontiguousarray(X)
+    rows = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    return first.astype(np.intp), inverse.reshape(-1).astype(np.intp)

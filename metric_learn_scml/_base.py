@@ -37,9 +37,8 @@ from ._exact import beta_max, exact_phase
 from ._exact_group import exact_group_phase
 from ._progress import FitLog
 from ._selection import merges_points
-from ._problem import HingeProblem, scaled_differences
+from ._problem import HingeProblem, pair_index, scaled_differences
 from ._solvers import RDAState, components_from_weights, rda, rda_state_for
-from ._triplets import pair_index
 from ._validation import (PointIndexer, check_basis_array, check_metric_points,
                           check_same_label_type, check_points, forget_fit,
                           no_basis_error, task_labels)

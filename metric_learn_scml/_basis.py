@@ -48,8 +48,7 @@ from sklearn.neighbors import NearestNeighbors
 from ._defaults import (DUPLICATE_COSINE, MAX_DEFAULT_TASKS,
                         MINIBATCH_MIN_SAMPLES, REGION_BLOCK_ELEMENTS, RIDGE,
                         TRIPLET_DIRECTIONS, TRIPLET_SCALES)
-from ._arrays import binary_scales, centred, chunk_rows
-from ._triplets import distinct_rows
+from ._arrays import binary_scales, centred, chunk_rows, distinct_rows
 
 
 def within_gram(within_rows):

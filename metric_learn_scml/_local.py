@@ -12,7 +12,7 @@ its maths is here.
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._arrays import chunk_rows
+from ._arrays import chunk_rows, far_mean
 from ._problem import SquaredDifferences, triplet_scale
 from ._solvers import Monitor, capped_batch_size, group_soft_threshold
 
@@ -323,3 +323,31 @@ verbose, name
             live_differences = SquaredDifferences(
                 differences.projections[:, alive], differences.pairs)
     return monitor.finish(iteration)
+
+
+def local_pairwise_distances(weights, basis, X, Y=None, squared=False):
+    r"""Distances from every row of ``X`` to every row of ``Y`` (``None``:
+    ``X``), row ``i`` under the local weights ``weights[i]`` on ``basis``:
+    :math:`d(x, y)^2 = \sum_k w_{x,k} (p_{x,k} - p_{y,k})^2` with
+    :math:`p = B x`, expanded into three matrix products, so no ``D x D``
+    matrix is built. Returns ``(n_X, n_Y)``.
+    """
+    same = Y is None
+    active = np.flatnonzero(weights.any(axis=0))
+    weights = weights[:, active]
+    X_projected = X @ basis[active].T
+    Y_projected = X_projected if same else Y @ basis[active].T
+    # The expansion below loses the digits of an offset: remove it.
+    offset = far_mean(Y_projected)
+    if offset is not None:
+        X_projected, Y_projected = X_projected - offset, Y_projected - offset
+    distances = (weights * X_projected) @ (-2.0 * Y_projected.T)
+    distances += np.einsum("nk,nk->n", weights,
+                           X_projected * X_projected)[:, None]
+    distances += weights @ (Y_projected * Y_projected).T
+    np.maximum(distances, 0.0, out=distances)
+    if same:
+        # the expansion leaves rounding (about 1e-7) where 0 is exact,
+        # as scikit-learn's euclidean_distances does for Y=None
+        np.fill_diagonal(distances, 0.0)
+    return distances if squared else np.sqrt(distances, out=distances)

@@ -371,3 +371,54 @@ class HingeProblem:
             inverse.reshape(chosen.shape),
             np.concatenate([[0], np.cumsum(np.where(sizes > 0, kept, 0))]),
             self.scale)
+
+
+def pair_index(triplets, task_offsets=None):
+    """The distinct pairs a set of triplets compares, and where each triplet's are.
+
+    A triplet ``(i, j, k)`` compares the pairs ``(i, j)`` and ``(i, k)``.
+    Triplets built from labels share most of them (every anchor has
+    ``k_genuine * k_impostor`` triplets but only ``k_genuine + k_impostor``
+    pairs), so distances are computed once per distinct pair.
+
+    Parameters
+    ----------
+    triplets : ndarray of shape (n_triplets, 3) of int
+    task_offsets : array-like of shape (T + 1,), default=None
+        Triplets grouped by task (task ``t`` owns rows
+        ``task_offsets[t]:task_offsets[t + 1]``). The pairs are then
+        distinct within each task and grouped by task, so that one task's
+        distances are one contiguous block (a pair two tasks share is
+        listed once per task).
+
+    Returns
+    -------
+    pairs : ndarray of shape (n_pairs, 2), dtype=intp
+        Distinct pairs, each with its smaller index first (squared distances
+        under any of the metrics here are symmetric in the pair).
+    triplet_pairs : ndarray of shape (n_triplets, 2), dtype=intp
+        Row ``t`` holds the indices into ``pairs`` of triplet ``t``'s
+        (anchor, target) and (anchor, impostor) pairs.
+    pair_offsets : ndarray of shape (T + 1,), dtype=intp
+        Only with ``task_offsets``: task ``t``'s pairs are
+        ``pairs[pair_offsets[t]:pair_offsets[t + 1]]``.
+    """
+    both = np.concatenate([triplets[:, [0, 1]], triplets[:, [0, 2]]])
+    both.sort(axis=1)
+    n_points = int(both.max()) + 1 if both.size else 1
+    codes = both[:, 0].astype(np.int64) * n_points + both[:, 1]
+    if task_offsets is not None:
+        task_offsets = np.asarray(task_offsets)
+        task = np.repeat(np.arange(task_offsets.shape[0] - 1),
+                         np.diff(task_offsets))
+        codes += np.tile(task, 2).astype(np.int64) * n_points ** 2
+    codes, inverse = np.unique(codes, return_inverse=True)
+    within = codes % n_points ** 2
+    pairs = np.column_stack([within // n_points, within % n_points]).astype(
+        np.intp, copy=False)
+    triplet_pairs = inverse.reshape(2, -1).T.astype(np.intp)
+    if task_offsets is None:
+        return pairs, triplet_pairs
+    pair_offsets = np.searchsorted(
+        codes, np.arange(task_offsets.shape[0]) * n_points ** 2)
+    return pairs, triplet_pairs, pair_offsets.astype(np.intp)

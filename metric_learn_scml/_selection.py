@@ -36,9 +36,10 @@ from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
 from ._arrays import centred
 from ._basis import labels_basis
 from ._exact import beta_max, exact_path
-from ._problem import HingeProblem, scaled_differences, triplet_scale
+from ._problem import (HingeProblem, pair_index, scaled_differences,
+                       triplet_scale)
 from ._solvers import components_from_weights, rda_path
-from ._triplets import pair_index, triplets_from_labels
+from ._triplets import triplets_from_labels
 
 
 class LabelledPath:

@@ -18,8 +18,9 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
 from ._defaults import MAX_ABS_VALUE, MIN_ABS_VALUE, SCALE_SPREAD_WARNING
-from ._arrays import binary_scales, chunk_rows, largest_magnitude
-from ._triplets import distinct_rows, triplets_from_pairs, triplets_to_indices
+from ._arrays import (binary_scales, chunk_rows, distinct_rows,
+                      largest_magnitude, triplets_to_indices)
+from ._triplets import triplets_from_pairs
 
 
 def check_index_triplets(triplets, n_points):

@@ -40,12 +40,10 @@ from ._pipelines import _FromLabels, _FromTriplets
 from ._docs import LOCAL_ATTRIBUTES, LOCAL_NOTES, LOCAL_PARAMETERS, parameters
 from ._embedding import KernelPCAEmbedding
 from ._local import (forward_backward, local_kkt_residual, local_objective,
-                     local_weights, oriented_pairs)
-from ._problem import scaled_differences
+                     local_pairwise_distances, local_weights, oriented_pairs)
+from ._problem import pair_index, scaled_differences
 from ._solvers import report
-from ._arrays import far_mean
 from ._selection import held_out_anchor_triplets
-from ._triplets import pair_index
 from ._validation import (check_index_triplets, check_metric_points,
                           check_tuples, warn_score_pairs)
 from ._constraints import Interval, Options
@@ -297,27 +295,9 @@ class _LocalModel(_SCMLEstimator):
         """
         check_is_fitted(self)
         X = self._check_points(X)
-        same = Y is None
-        Y = X if same else self._check_points(Y)
-        weights = self._weights_of(X)
-        active = np.flatnonzero(weights.any(axis=0))
-        weights = weights[:, active]
-        X_projected = X @ self.basis_[active].T
-        Y_projected = Y @ self.basis_[active].T
-        # The expansion below loses the digits of an offset: remove it.
-        offset = far_mean(Y_projected)
-        if offset is not None:
-            X_projected, Y_projected = X_projected - offset, Y_projected - offset
-        distances = (weights * X_projected) @ (-2.0 * Y_projected.T)
-        distances += np.einsum("nk,nk->n", weights,
-                               X_projected * X_projected)[:, None]
-        distances += weights @ (Y_projected * Y_projected).T
-        np.maximum(distances, 0.0, out=distances)
-        if same:
-            # the expansion leaves rounding (about 1e-7) where 0 is exact,
-            # as scikit-learn's euclidean_distances does for Y=None
-            np.fill_diagonal(distances, 0.0)
-        return distances if squared else np.sqrt(distances, out=distances)
+        Y = None if Y is None else self._check_points(Y)
+        return local_pairwise_distances(self._weights_of(X), self.basis_, X,
+                                        Y, squared)
 
     def pair_distance(self, pairs):
         """Distance of each pair under the metric of its first point.

@@ -12,7 +12,8 @@ from metric_learn_scml._exact import (beta_max, duality_gap, exact_path,
 from metric_learn_scml._lp import (HighsLP, ScipyLP, _import_highspy,
                                    working_set_lp)
 from metric_learn_scml._problem import HingeProblem, SquaredDifferences
-from metric_learn_scml._triplets import pair_index, triplets_from_labels
+from metric_learn_scml._problem import pair_index
+from metric_learn_scml._triplets import triplets_from_labels
 
 
 def small_problem(seed, n=40, n_features=4, n_basis=12):

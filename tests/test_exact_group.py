@@ -7,7 +7,8 @@ from metric_learn_scml._exact_group import (exact_group_phase,
                                             exact_group_weights)
 from metric_learn_scml._problem import HingeProblem, SquaredDifferences
 from metric_learn_scml._solvers import rda
-from metric_learn_scml._triplets import pair_index, triplets_from_labels
+from metric_learn_scml._problem import pair_index
+from metric_learn_scml._triplets import triplets_from_labels
 
 
 def group_problem(seed, n_tasks=3, n_basis=30, n_points=25, n_features=5):

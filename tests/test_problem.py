@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from metric_learn_scml._problem import HingeProblem, SquaredDifferences
-from metric_learn_scml._triplets import pair_index, triplets_from_labels
+from metric_learn_scml._problem import pair_index
+from metric_learn_scml._triplets import triplets_from_labels
 
 
 def two_task_problem(max_bytes=0, scale=1.0):

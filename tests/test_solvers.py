@@ -6,7 +6,8 @@ from metric_learn_scml._local import forward_backward
 from metric_learn_scml._problem import HingeProblem, SquaredDifferences
 from metric_learn_scml._solvers import (components_from_weights,
                                         group_soft_threshold, rda, rda_path)
-from metric_learn_scml._triplets import pair_index, triplets_from_labels
+from metric_learn_scml._problem import pair_index
+from metric_learn_scml._triplets import triplets_from_labels
 
 
 def prox_by_definition(values, threshold, nonnegative):

@@ -9,11 +9,13 @@ from sklearn.neighbors import KNeighborsTransformer, NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 
 from metric_learn_scml._triplets import (APPROXIMATE_MIN_SAMPLES,
-                                         AUTO_INDEX_WIDTH, distinct_rows,
-                                         graph_neighbours, pair_index,
-                                         resolve_neighbors,
-                                         triplets_from_labels,
-                                         triplets_to_indices)
+                                          AUTO_INDEX_WIDTH, graph_neighbours,
+                                          resolve_neighbors,
+                                          triplets_from_labels)
+
+from metric_learn_scml._arrays import distinct_rows, triplets_to_indices
+
+from metric_learn_scml._problem import pair_index
 
 
 def brute_force_triplets(X, y, k_genuine, k_impostor):
