@@ -283,16 +283,25 @@ class HingeProblem:
 
     def objective(self, weights, beta):
         """:math:`P(W)` (``beta`` in the units of the problem)."""
-        return self.loss(self.margins(weights)) + beta * self.penalty(weights)
+        return float(self.objectives(np.atleast_2d(weights)[None], [beta])[0])
 
     def objectives(self, weights, betas):
-        """The one-task objective of each row of ``weights`` at its value of
-        ``betas``: many candidates of one problem (a path) at once."""
-        distances = self.differences.distances(weights) / self.scale
-        margins = (1.0 + distances[:, self.triplet_pairs[:, 0]]
-                   - distances[:, self.triplet_pairs[:, 1]])
-        return (np.maximum(margins, 0.0).mean(axis=1)
-                + np.asarray(betas) * weights.sum(axis=1))
+        """:math:`P` at several points at once (a path, a grid of betas):
+        ``weights`` of shape (L, T, K), or (L, K) for one task, and one
+        value of ``betas`` per point."""
+        weights = np.asarray(weights)
+        if weights.ndim == 2:
+            weights = weights[:, None, :]
+        values = np.asarray(betas) * np.linalg.norm(weights, axis=1).sum(axis=1)
+        for task, rows, (start, stop) in self._blocks():
+            if self.task_sizes[task] == 0:
+                continue
+            distances = self.differences.distances(
+                weights[:, task], start, stop) / self.scale
+            own = self.triplet_pairs[rows] - start
+            values += np.maximum(1.0 + distances[:, own[:, 0]]
+                                 - distances[:, own[:, 1]], 0.0).mean(axis=1)
+        return values
 
     def gradient(self, alpha, ids=None):
         r""":math:`V(\alpha)`, ``T x K``: :math:`v_{tk} = \sum_{c \in C_t}

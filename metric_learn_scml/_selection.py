@@ -8,7 +8,7 @@ on ``sonar`` near :math:`10^{-3}\,\beta_{\max}`, and no single value suits
 both. So :math:`\beta` is chosen as scikit-learn chooses a Lasso's
 :math:`\alpha` (``LassoCV``): on a decreasing grid relative to
 :math:`\beta_{\max}`, each value fitted by RDA (all of them at once, on
-shared batches: :func:`~metric_learn_scml._solvers.rda_path`), each
+shared batches: :func:`~metric_learn_scml._solvers.rda`), each
 solution scored on points the fit did not see by the 3-nearest-neighbour
 error under its metric, as the paper tunes :math:`\beta` on a validation
 split. Two cheaper criteria with less variance were measured and rejected
@@ -38,7 +38,7 @@ from ._basis import labels_basis
 from ._exact import beta_max, exact_path
 from ._problem import (HingeProblem, pair_index, scaled_differences,
                        triplet_scale)
-from ._solvers import components_from_weights, rda_path
+from ._solvers import components_from_weights, rda
 from ._triplets import triplets_from_labels
 
 
@@ -77,15 +77,16 @@ class LabelledPath:
     def solve_rda(self, betas, **rda_parameters):
         """RDA's weights (user's units) at each of ``betas``.
 
-        One :func:`~metric_learn_scml._solvers.rda_path` run with
+        One :func:`~metric_learn_scml._solvers.rda` run along ``betas`` with
         ``rda_parameters``: every value on the same batches, each stopping
         on its own rule. On hard problems (the KEEL ``ring`` data) RDA
         takes a tenth of the exact path's time.
         """
-        weights, _ = rda_path(self.differences, self.triplet_pairs,
-                              np.asarray(betas) * self.unit ** 2,
-                              scale=self.scale, **rda_parameters)
-        return weights * self.unit ** 2
+        results = rda(self.differences, self.triplet_pairs,
+                      [0, self.triplet_pairs.shape[0]],
+                      np.asarray(betas, dtype=float) * self.unit ** 2,
+                      scale=self.scale, **rda_parameters)
+        return np.array([result.weights[0] for result in results]) * self.unit ** 2
 
     def objectives(self, betas, weights):
         """The objective of each row of ``weights`` (user's units) at its
@@ -176,7 +177,7 @@ class PathSettings(NamedTuple):
 
     ``basis`` is ``'lda'``, ``'triplet_diffs'`` or a checked array;
     ``n_basis`` the generated basis' size; ``rda`` the keyword arguments of
-    :func:`~metric_learn_scml._solvers.rda_path` (``gamma``,
+    :func:`~metric_learn_scml._solvers.rda` (``gamma``,
     ``batch_size``, ``max_iter``, ``eval_every``, ``tol``,
     ``n_iter_no_change``).
     """

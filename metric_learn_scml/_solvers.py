@@ -49,20 +49,21 @@ def group_soft_threshold(values, threshold, nonnegative=False):
 
     Parameters
     ----------
-    values : ndarray of shape (n_rows, n_groups)
-        The point :math:`V`; each column is a group.
+    values : ndarray of shape (n_rows, ...)
+        The point :math:`V`; the groups run along the first axis (each
+        column is a group).
     threshold : float
         :math:`\tau \ge 0`.
     nonnegative : bool, default=False
 
     Returns
     -------
-    ndarray of shape (n_rows, n_groups)
+    ndarray of the shape of ``values``
     """
     shrunk = np.maximum(values, 0.0) if nonnegative else np.asarray(values)
     # A group of one entry has the absolute value as its norm.
     norms = (np.abs(shrunk[0]) if shrunk.shape[0] == 1
-             else np.sqrt(np.einsum("tk,tk->k", shrunk, shrunk)))
+             else np.sqrt(np.einsum("t...,t...->...", shrunk, shrunk)))
     # max(0, 1 - tau / norm), written so that a zero group needs no
     # division by zero (the solvers call this at every step).
     scale = np.maximum(norms - threshold, 0.0) / np.maximum(
@@ -241,7 +242,7 @@ def triplet_vectors(differences, triplet_pairs, draws):
         yield from block
 
 
-def rda_iterate(total, threshold, step, t, grouped=True):
+def rda_iterate(total, threshold, step, t):
     r"""RDA's iterate from the running sum of its batch subgradients.
 
     With :math:`S_t = \sum_{i \le t} V_i^T G_i` (each batch's hinge
@@ -254,15 +255,14 @@ def rda_iterate(total, threshold, step, t, grouped=True):
               \operatorname{prox}(-S_t, \; t b \beta)
 
     with ``threshold`` :math:`= t b \beta` and ``step``
-    :math:`= \gamma b s^2` (the factor is ``1 / (step * sqrt(t))``; each
-    caller forms the threshold in its own order of products). ``grouped``:
-    the rows are the
-    tasks of one column group (mt-SCML); otherwise every row is its own
-    problem (one per beta in :func:`rda_path`), and each entry is
-    :math:`\max(0, -(S + \tau))`, which is also the grouped case for one row.
+    :math:`= \gamma b s^2`. ``total`` is ``(T, ...)``: the groups are
+    along the first axis (the tasks of mt-SCML), and every other index is
+    its own problem (the betas of a grid, the columns); for one task each
+    entry is :math:`\max(0, -(S + \tau))`. ``threshold`` broadcasts
+    against ``total[0]``.
     """
     factor = 1.0 / (step * np.sqrt(t))
-    if grouped and total.shape[0] > 1:
+    if total.shape[0] > 1:
         return group_soft_threshold(-total, threshold, nonnegative=True) * factor
     weights = np.add(total, threshold)
     np.negative(weights, out=weights)
@@ -321,8 +321,9 @@ def rda_state_for(state, weights, beta, gamma):
 def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
         batch_size=32, max_iter=20000, eval_every=250, tol=1e-3,
         n_iter_no_change=4, random_state=None, verbose=False, name="SCML",
-        state=None, keep_best=True):
-    r"""Regularized dual averaging for SCML-Global and mt-SCML.
+        state=None, keep_best=True, scale=None):
+    r"""Regularized dual averaging for SCML-Global and mt-SCML, at one
+    :math:`\beta` or along a grid of them.
 
     Each iteration draws ``batch_size`` triplets from every task (so a small
     task weighs as much in the gradient as in the objective, whatever its
@@ -335,6 +336,14 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     stops when ``n_iter_no_change`` evaluations in a row improve the best
     value by less than ``tol``. The tolerance is absolute because the
     objective has a natural scale: it is ``T`` (one per task) at ``W = 0``.
+
+    With a grid of betas, one problem per value runs on the same batches:
+    a batch's triplet vectors, the costly part of a step, then serve every
+    value (the hinge test and the averaged subgradient are per value).
+    Each value keeps its best iterate and stops on its own rule; a stopped
+    value takes no more steps, and the loop ends when every value has
+    stopped. Each value's result is the run :func:`rda` would make at that
+    value alone with the same ``random_state``.
 
     The steps are taken in rescaled units: with :math:`s` the mean absolute
     entry of :math:`g` over (a sample of) the triplets, the solver runs on
@@ -350,8 +359,8 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
         Grouped by task (see :class:`~metric_learn_scml._problem.HingeProblem`).
     task_offsets : ndarray of shape (T + 1,)
         Every task must own at least one triplet.
-    beta : float
-        Group-sparsity (l1 when T = 1) strength, >= 0.
+    beta : float or array-like of shape (n_betas,)
+        Group-sparsity (l1 when T = 1) strength, >= 0; an array is a grid.
     gamma : float, default=1.0
         RDA step parameter, in the rescaled units (larger is more
         conservative).
@@ -372,146 +381,104 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
         and units. A task without triplets in this call takes zero
         subgradients, so its average decays as in one long run where it
         drew no violated triplet. Up to ``max_iter`` more steps are taken.
+        Only at a single beta.
     keep_best : bool, default=True
         Return the best evaluated iterate; False: the last one.
+    scale : float, default=None
+        :func:`~metric_learn_scml._problem.triplet_scale`'s value, when the
+        caller has it.
 
     Returns
     -------
-    SolverResult
+    SolverResult, or a list of them for a grid
         ``state`` holds the :class:`RDAState` after the last step.
     """
     rng = check_random_state(random_state)
     task_offsets = np.asarray(task_offsets)
     task_sizes = np.diff(task_offsets)
     n_tasks, n_basis = task_sizes.shape[0], differences.n_features
+    betas = np.atleast_1d(np.asarray(beta, dtype=float))
+    n_betas = betas.shape[0]
     batch_size = capped_batch_size(batch_size, task_sizes)
 
     if state is None:
-        scale = triplet_scale(differences, triplet_pairs, rng)
+        if scale is None:
+            scale = triplet_scale(differences, triplet_pairs, rng)
         mean_gradient = np.zeros((n_tasks, n_basis))
         start = 0
     else:
         scale, start = state.scale, state.iteration
         mean_gradient = state.mean_gradient
-    # The loop keeps the sum of the unnormalised batch subgradients
-    # (rda_iterate): b * s * t times the mean gradient.
+    # The loop keeps, per task and beta, the sum of the unnormalised batch
+    # subgradients (rda_iterate): b * s * t times the mean gradient.
     unit = batch_size * scale
     step_unit = gamma * unit * scale
-    total = mean_gradient * (unit * start)
-    weights = (np.zeros((n_tasks, n_basis)) if start == 0 else
-               rda_iterate(total, start * batch_size * beta, step_unit, start))
+    batch_betas = (batch_size * betas)[None, :, None]
+    total = np.repeat((mean_gradient * (unit * start))[:, None, :], n_betas,
+                      axis=1)                                    # (T, L, K)
+    weights = (np.zeros((n_tasks, n_betas, n_basis)) if start == 0 else
+               rda_iterate(total, start * batch_betas, step_unit, start))
     evaluated = HingeProblem(differences, triplet_pairs, task_offsets)
     if triplet_pairs.shape[0] > OBJECTIVE_SAMPLE_ABOVE:
         evaluated = evaluated.sample(OBJECTIVE_SAMPLE, rng)
-    value = (float(n_tasks) if state is None else
-             evaluated.objective(weights, beta))
-    monitor = Monitor(name, verbose, weights, value,
-                      int(np.count_nonzero(weights.any(axis=0))), tol,
-                      n_iter_no_change, stall_above=n_tasks,
-                      keep_best=keep_best)
+    values = (np.full(n_betas, float(n_tasks)) if state is None else
+              evaluated.objectives(np.swapaxes(weights, 0, 1), betas))
+    monitors = [Monitor(name, verbose and n_betas == 1, weights[:, row],
+                        values[row], active_columns(weights[:, row]), tol,
+                        n_iter_no_change, stall_above=n_tasks,
+                        keep_best=keep_best) for row in range(n_betas)]
+    n_iter = np.full(n_betas, start)
     # Tasks without triplets here (partial_fit) draw nothing: their rows
     # take zero steps.
     present = task_sizes > 0
+    live = np.arange(n_betas)
     iteration = start
-    while iteration < start + max_iter:
+    while iteration < start + max_iter and live.shape[0]:
         block = min(eval_every, start + max_iter - iteration)
         draws = (rng.random_sample((block, n_tasks, batch_size))
                  * task_sizes[None, :, None]).astype(np.intp)
         draws += task_offsets[None, :-1, None]
         if not present.all():
             np.minimum(draws, triplet_pairs.shape[0] - 1, out=draws)
+        running_total, running = total[:, live], weights[:, live]
+        running_betas = batch_betas[:, live]
         for gradients in triplet_vectors(differences, triplet_pairs,
                                          draws):                # (T, b, K)
             iteration += 1
             # Batched matrix products in the table's precision: several
             # times faster than einsum on mixed float32/float64 operands.
-            violated = (gradients @ weights.astype(gradients.dtype)[:, :, None]
-                        > -1.0).astype(gradients.dtype)          # (T, b, 1)
-            step = (np.swapaxes(violated, 1, 2) @ gradients)[:, 0]
+            violated = (running.astype(gradients.dtype)
+                        @ np.swapaxes(gradients, 1, 2)
+                        > -1.0).astype(gradients.dtype)          # (T, L, b)
+            step = violated @ gradients                         # (T, L, K)
             if not present.all():
                 step[~present] = 0.0
-            total += step
-            weights = rda_iterate(total, iteration * batch_size * beta,
+            running_total += step
+            running = rda_iterate(running_total, iteration * running_betas,
                                   step_unit, iteration)
-        value = evaluated.objective(weights, beta)
-        if monitor.update(iteration, value,
-                          int(np.count_nonzero(weights.any(axis=0))),
-                          weights.copy):
-            break
-    result = monitor.finish(iteration)
-    if iteration > 0:
-        mean_gradient = total / (unit * iteration)
-    result.state = RDAState(mean_gradient, iteration, scale)
-    return result
-
-
-def rda_path(differences, triplet_pairs, betas, gamma=1.0, batch_size=32,
-             max_iter=20000, eval_every=250, tol=1e-3, n_iter_no_change=4,
-             random_state=None, scale=None):
-    r"""SCML-Global's RDA at several values of :math:`\beta` at once.
-
-    Row ``r`` is :func:`rda` (``T = 1``) at ``betas[r]``, with every row
-    drawing the same batches: a batch's triplet vectors, the costly part
-    of a step, then serve every value (the hinge test and the averaged
-    subgradient are per row, :math:`w_r = \max(0, -(\sqrt t/\gamma)
-    (\bar g_{r,t} + \beta_r))`). Each row keeps its best evaluated
-    iterate and stops on its own rule (as :func:`rda`'s, on the same
-    evaluations); a stopped row takes no more steps, and the loop ends when
-    every row has stopped or at ``max_iter``. Parameters as :func:`rda`;
-    ``scale`` is :func:`triplet_scale`'s value, when the caller has it.
-
-    Returns
-    -------
-    weights : ndarray of shape (n_betas, K)
-        The best iterate of each row.
-    n_iter : ndarray of shape (n_betas,)
-        The steps each row took.
-    """
-    rng = check_random_state(random_state)
-    betas = np.asarray(betas, dtype=float)
-    n_triplets, n_basis = triplet_pairs.shape[0], differences.n_features
-    batch_size = capped_batch_size(batch_size, n_triplets)
-    if scale is None:
-        scale = triplet_scale(differences, triplet_pairs, rng)
-    batch_betas = (batch_size * betas)[:, None]
-    unit = batch_size * scale
-    step_unit = gamma * unit * scale
-    # Sums of the batch subgradients, as in rda (rda_iterate).
-    total = np.zeros((betas.shape[0], n_basis))
-    weights = np.zeros((betas.shape[0], n_basis))
-    evaluated = HingeProblem(differences, triplet_pairs)
-    if n_triplets > OBJECTIVE_SAMPLE_ABOVE:
-        evaluated = evaluated.sample(OBJECTIVE_SAMPLE, rng)
-    # The objective is 1 at W = 0 (every hinge is 1).
-    monitors = [Monitor("SCML path", False, row, 1.0, 0, tol,
-                        n_iter_no_change, stall_above=1.0) for row in weights]
-    n_iter = np.zeros(betas.shape[0], dtype=int)
-    live = np.arange(betas.shape[0])
-    iteration = 0
-    while iteration < max_iter and live.shape[0]:
-        block = min(eval_every, max_iter - iteration)
-        draws = (rng.random_sample((block, batch_size))
-                 * n_triplets).astype(np.intp)
-        running_total, running_beta = total[live], batch_betas[live]
-        running = weights[live]
-        for gradients in triplet_vectors(differences, triplet_pairs,
-                                         draws):                  # (b, K)
-            iteration += 1
-            violated = (running.astype(gradients.dtype) @ gradients.T
-                        > -1.0).astype(gradients.dtype)           # (L, b)
-            running_total += violated @ gradients
-            running = rda_iterate(running_total, iteration * running_beta,
-                                  step_unit, iteration, grouped=False)
-        total[live], weights[live] = running_total, running
-        values = evaluated.objectives(running, betas[live])
+        total[:, live], weights[:, live] = running_total, running
+        values = evaluated.objectives(np.swapaxes(running, 0, 1),
+                                      betas[live])
         stopped = np.array([
-            monitors[r].update(iteration, value, int(np.count_nonzero(row)),
-                               row.copy)
-            for r, value, row in zip(live, values, running)], dtype=bool)
+            monitors[row].update(iteration, value,
+                                 active_columns(running[:, i]),
+                                 running[:, i].copy)
+            for i, (row, value) in enumerate(zip(live, values))], dtype=bool)
         n_iter[live] = iteration
         live = live[~stopped]
-    return (np.array([monitor.best.weights for monitor in monitors]),
-            n_iter)
+    results = []
+    for row, monitor in enumerate(monitors):
+        result = monitor.finish(n_iter[row])
+        mean_gradient = (total[:, row] / (unit * n_iter[row]) if n_iter[row]
+                         else mean_gradient)
+        result.state = RDAState(mean_gradient, int(n_iter[row]), scale)
+        results.append(result)
+    return results if np.ndim(beta) else results[0]
+
+
+def active_columns(weights):
+    """The active elements of ``W`` (T x K): columns with a non-zero entry."""
+    return int(np.count_nonzero(weights.any(axis=0)))
 
 
 def components_from_weights(weights, basis, n_components=None):

@@ -5,7 +5,7 @@ from scipy.optimize import minimize
 from metric_learn_scml._local import forward_backward
 from metric_learn_scml._problem import HingeProblem, SquaredDifferences
 from metric_learn_scml._solvers import (components_from_weights,
-                                        group_soft_threshold, rda, rda_path)
+                                        group_soft_threshold, rda)
 from metric_learn_scml._problem import pair_index
 from metric_learn_scml._triplets import triplets_from_labels
 
@@ -180,15 +180,18 @@ def test_rda_sparsity_grows_with_beta():
 
 
 @pytest.mark.parametrize("max_bytes", [0, 1 << 30])
-def test_rda_path_rows_are_rda_runs_on_the_same_draws(max_bytes):
-    # every row sees the batches a lone rda run with the same seed draws,
-    # and stops where that run stops (the betas stop at different times)
+def test_rda_on_a_grid_runs_each_beta_as_alone(max_bytes):
+    # every beta of a grid sees the batches a lone run with the same seed
+    # draws, and stops where that run stops (the betas stop at different
+    # times)
     X, basis, triplets = make_problem(n_basis=30)
     pairs, triplet_pairs = pair_index(triplets)
     differences = SquaredDifferences(X @ basis.T, pairs, max_bytes=max_bytes)
     betas = [1e-1, 1e-2, 1e-4]
-    weights, n_iter = rda_path(differences, triplet_pairs, betas,
-                               max_iter=4000, eval_every=100, random_state=5)
+    results = rda(differences, triplet_pairs, [0, len(triplets)], betas,
+                  max_iter=4000, eval_every=100, random_state=5)
+    weights = np.array([result.weights[0] for result in results])
+    n_iter = [result.n_iter for result in results]
     for beta, row, steps in zip(betas, weights, n_iter):
         alone = rda(differences, triplet_pairs, [0, len(triplets)], beta=beta,
                     max_iter=4000, eval_every=100, random_state=5)
@@ -306,9 +309,9 @@ def test_every_solver_caps_its_batch_at_the_triplets():
                     batch_size=b, **common) for b in (n_triplets, 10 ** 5)]
     np.testing.assert_array_equal(rda_runs[1].weights, rda_runs[0].weights)
     assert rda_runs[1].history == rda_runs[0].history
-    path_runs = [rda_path(differences, triplet_pairs, [1e-2, 1e-4],
-                          batch_size=b, **common)[0]
-                 for b in (n_triplets, 10 ** 5)]
+    path_runs = [[result.weights for result in rda(
+        differences, triplet_pairs, [0, n_triplets], [1e-2, 1e-4],
+        batch_size=b, **common)] for b in (n_triplets, 10 ** 5)]
     np.testing.assert_array_equal(path_runs[1], path_runs[0])
     embedding = np.column_stack([np.random.RandomState(0).randn(len(X), 3),
                                  np.ones(len(X))])
