@@ -34,7 +34,6 @@ from ._defaults import (BATCH_SCALE_RATIO, EXACT_GAP_TOL, EXACT_MAX_TRIPLETS,
 from ._arrays import centred, largest_magnitude
 from ._basis import default_n_basis, distinct_elements, task_basis_size
 from ._exact import beta_max, exact_phase
-from ._exact_group import exact_group_phase
 from ._progress import FitLog
 from ._selection import merges_points
 from ._problem import HingeProblem, pair_index, scaled_differences
@@ -140,8 +139,6 @@ class _SCMLEstimator(_MetricLearner):
     """
 
     _tuple_size = 3
-    # The multi-task learners' exact phase is the group one (an SOCP).
-    _group_exact = False
     # Column generation serves one task: the multi-task learners have no
     # such parameter.
     max_new_elements = 0
@@ -293,16 +290,11 @@ class _SCMLEstimator(_MetricLearner):
         self._rda_state, self._unit = result.state, unit
         if not incremental and self._exact(triplets.shape[0]):
             with self._log.stage("exact phase") as facts:
-                if self._group_exact:
-                    result = exact_group_phase(
-                        differences, triplet_pairs, task_offsets, result,
-                        self.beta_ * unit ** 2, self._rng, self.verbose,
-                        type(self).__name__)
-                else:
-                    result, basis = exact_phase(
-                        X * unit, basis, differences, triplet_pairs, result,
-                        self.beta_ * unit ** 2, self.max_new_elements,
-                        self._rng, self.verbose, type(self).__name__)
+                result, basis = exact_phase(
+                    X * unit, basis, differences, triplet_pairs, task_offsets,
+                    result, self.beta_ * unit ** 2,
+                    self.max_new_elements, self._rng,
+                    self.verbose, type(self).__name__)
                 relative_gap = result.dual_gap / max(result.objective, 1e-300)
                 facts.update(active=int(np.count_nonzero(result.weights)),
                              relative_duality_gap=relative_gap)

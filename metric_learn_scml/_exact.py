@@ -1,49 +1,95 @@
-r"""The exact optimum of SCML-Global: a working-set linear program.
+r"""The exact optimum of SCML-Global and mt-SCML: working-set linear programs.
 
-SCML-Global (Shi, Bellet and Sha, 2014, eq. (2)) with hinge loss and the
-non-negative :math:`\ell_1` penalty is a linear program. With :math:`N`
-triplets, their vectors :math:`g_c` (rows of :math:`G`, see
-:mod:`metric_learn_scml._solvers`) and slacks :math:`\xi`,
+mt-SCML (Shi, Bellet and Sha, 2014) minimises, over :math:`W \in
+\mathbb{R}_+^{T \times K}`,
 
 .. math::
 
-    \min_{w \ge 0,\ \xi \ge 0}\; \frac{1}{N} \sum_c \xi_c + \beta\, 1^T w
-    \quad\text{s.t.}\quad \xi_c \ge 1 + g_c^T w,
+    P(W) = \sum_{t=1}^{T} \frac{1}{N_t} \sum_{c \in C_t}
+           [1 + W_t \cdot g_c]_+ \;+\; \beta \sum_{k=1}^{K} \|W_{:,k}\|_2
 
-and its dual is
+(:class:`metric_learn_scml._problem.HingeProblem`; SCML-Global is
+:math:`T = 1`, where it is a linear program). For :math:`T > 1` it is a
+second-order cone program, and nothing in the core dependencies solves
+those; this module solves every :math:`T` with linear programs (HiGHS,
+:mod:`metric_learn_scml._lp`) and, for :math:`T > 1`, a small Newton
+system (:mod:`metric_learn_scml._newton`).
+
+**Dual and certificate.** With :math:`[z]_+ = \max_{0 \le a \le 1} a z`
+and :math:`\alpha_c = a_c / N_t` for :math:`c \in C_t`,
 
 .. math::
 
-    \max_{\alpha}\; \sum_c \alpha_c
-    \quad\text{s.t.}\quad 0 \le \alpha_c \le \tfrac1N,\quad
-    \beta + (G^T \alpha)_k \ge 0 \ \ \forall k .
+    P(W) = \max_{0 \le \alpha_c \le 1/N_t}\; \sum_c \alpha_c
+           + \sum_k \big(W_{:,k} \cdot v_k + \beta \|W_{:,k}\|_2\big),
+    \qquad v_{tk} = \sum_{c \in C_t} \alpha_c\, g_{ck}.
 
-At the optimum only a few triplets have :math:`\alpha_c > 0` (those on or
-inside the margin) and only a few elements have :math:`w_k > 0`: on wine,
-60 of 5,340 triplets and 21 of 400 elements. The LP over all of them is
-slow (breast cancer: 29 s with HiGHS' dual simplex) but its restriction to
-a *working set* of rows and columns is small. :func:`exact_weights` solves
-the restricted LP, then checks the whole problem:
+For :math:`w \ge 0` and :math:`u = \max(0, -v)` (elementwise),
+:math:`w \cdot v \ge -w \cdot u \ge -\|w\|_2 \|u\|_2`, with equality for
+:math:`w \propto u`; so :math:`\min_{w \ge 0} w \cdot v + \beta \|w\|_2` is
+0 if :math:`\|u\|_2 \le \beta` and :math:`-\infty` otherwise (the conjugate
+of :math:`\beta\|\cdot\|_2` restricted to :math:`w \ge 0` is the indicator
+of :math:`\{y : \|\max(0, y)\|_2 \le \beta\}`, taken at :math:`y = -v`).
+Exchanging min and max (the :math:`\alpha` box is compact) gives the dual
 
-- a triplet outside the row set with :math:`1 + g_c^T w > 0` is violated:
-  add it (cutting planes);
-- an element outside the column set with reduced cost
-  :math:`\beta + (G^T \alpha)_k < 0` would lower the objective: add it
-  (column generation);
+.. math::
 
-and stops when neither exists (the LPs are solved afresh by scipy's
-``linprog``, or, with the ``highs`` extra installed, in one persistent
-HiGHS model warm-started from the last basis: :class:`HighsLP`). The
-restricted solution is then optimal
-for the whole LP: :math:`\alpha` (zero outside the row set) is dual
-feasible and complementary. The certificate is the duality gap
-:math:`P(w) - \sum_c \alpha_c` after scaling :math:`\alpha` into the dual
-feasible set, computed on all triplets and all elements (as scikit-learn's
-Lasso solvers certify theirs). The optimality conditions it certifies are
-the KKT conditions: :math:`w_k = 0 \Rightarrow (G^T\alpha)_k \ge -\beta`,
-:math:`w_k > 0 \Rightarrow (G^T\alpha)_k = -\beta`, with :math:`\alpha_c =
-1/N` on violated triplets, 0 on satisfied ones and in between on the
-margin.
+    \max_\alpha\; D(\alpha) = \sum_c \alpha_c
+    \quad\text{s.t.}\quad 0 \le \alpha_c \le \tfrac{1}{N_t},\quad
+    \|u_k(\alpha)\|_2 \le \beta \ \ \forall k,
+    \qquad u_k(\alpha) = \max\!\big(0, -v_k(\alpha)\big),
+
+and :math:`P(W) \ge D(\alpha)` for every feasible :math:`\alpha`. Since
+:math:`u_k(s\alpha) = s\,u_k(\alpha)`, any :math:`\alpha` in the box becomes
+feasible when scaled by :math:`\min(1, \beta / \max_k \|u_k\|_2)`
+(:meth:`~metric_learn_scml._problem.HingeProblem.duality_gap`); the gap :math:`P(W) - D(\alpha)`, computed on
+every triplet and every column, bounds :math:`P(W) - P^*`. At :math:`T = 1`,
+:math:`\|u_k\| \le \beta` reads :math:`\beta + (G^T\alpha)_k \ge 0`: the
+dual of SCML-Global's LP. The
+optimality (KKT) conditions: :math:`\alpha_c` is the hinge subgradient
+(:math:`1/N_t` past the margin, 0 inside it, in between on it);
+:math:`W_{:,k} = 0 \Rightarrow \|u_k\| \le \beta`;
+:math:`W_{:,k} \ne 0 \Rightarrow \|u_k\| = \beta` and
+:math:`W_{:,k} = \|W_{:,k}\|\, u_k / \beta`.
+
+**Atoms.** For :math:`w \ge 0`, :math:`\|w\|_2 = \min\{\sum_j r_j : w =
+\sum_j r_j d_j,\ r \ge 0\}` over unit non-negative directions :math:`d_j`
+(the triangle inequality, with equality for the single atom
+:math:`w / \|w\|`). So mt-SCML is a linear program over infinitely many
+columns, the *atoms* :math:`(k, d)`, whose column holds :math:`d_t\, g_{ck}`
+on the triplets :math:`c` of task :math:`t` and whose cost is
+:math:`\beta`. On a finite set of atoms it is an LP whose solution
+:math:`W_{:,k} = \sum_j r_{kj} d_{kj}` has :math:`P(W)` at most the LP's
+value. The atom of column :math:`k` with the most negative reduced cost at
+a dual point :math:`\alpha` is :math:`d = u_k / \|u_k\|`, of reduced cost
+:math:`\beta - \|u_k\|`: column generation adds it while
+:math:`\|u_k\| > \beta` (Kelley's cutting planes on the dual's cones). At
+:math:`T = 1` the only atom of a column is the column itself. Zeros are
+exact: a column no basic atom uses is 0.
+
+**Working sets.** At the optimum only a few triplets have
+:math:`\alpha_c > 0` (those on or inside the margin) and only a few
+elements are active: on wine, 60 of 5,340 triplets and 21 of 400
+elements. The LP over all of them is slow (breast cancer: 29 s with
+HiGHS' dual simplex) but its restriction to a *working set* of rows and
+atoms is small. :func:`exact_weights` solves the restricted LP, then
+checks the whole problem:
+
+- a triplet outside the row set with :math:`1 + W_t \cdot g_c > 0` is
+  violated: add it (cutting planes); triplets well past the margin are
+  folded in at :math:`\alpha_c = 1/N_t` as one linear term, and one that
+  the new point moves inside the margin becomes explicit;
+- an atom of reduced cost :math:`\beta - \|u_k\| < 0` would lower the
+  objective: add it (column generation);
+
+and stops when neither exists, or when the duality gap is below its
+tolerance. The LPs are solved afresh by scipy's ``linprog``, or, with the
+``highs`` extra, in one persistent HiGHS model warm-started from the last
+basis (:mod:`metric_learn_scml._lp`). At :math:`T = 1` the loop ends
+finitely, at a vertex optimal for the whole LP. At :math:`T > 1` the atoms
+only approximate the cones and cutting planes converge linearly at the
+end, so each round whose rows were guessed right is refined by Newton's
+method on its KKT equations (:func:`metric_learn_scml._newton.refine`).
 
 This goes beyond the paper, which stops at the stochastic RDA iterate; the
 start (usually that iterate) only decides the first working set, never the
@@ -56,129 +102,161 @@ import numpy as np
 from scipy.linalg import eigh
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-from ._defaults import DENSE_EIGEN_FEATURES, MARGIN_BAND, MAX_NEW_COLUMNS
+from ._defaults import (DENSE_EIGEN_FEATURES, GROUP_GAP_TOL, MARGIN_BAND,
+                        MAX_NEW_COLUMNS, ON_BOUND)
 from ._lp import working_set_lp
+from ._newton import refine
 from ._problem import (HingeProblem, SquaredDifferences, pair_coefficients,
                        triplet_scale)
 from ._solvers import SolverResult, report
 
 
-def duality_gap(problem, weights, beta, row_ids=None, alpha=None):
-    r""":meth:`~metric_learn_scml._problem.HingeProblem.duality_gap` with the
-    dual point given, and returned, as its support ``row_ids`` and values
-    ``alpha`` (default: the hinge subgradient).
+def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
+                  report_round=None):
+    r"""The optimum of :math:`P`, from a working set around ``start``.
 
-    Returns
-    -------
-    gap : float
-    row_ids, alpha : ndarray
-        The feasible dual point.
-    """
-    dense = None
-    if alpha is not None:
-        dense = np.zeros(problem.n_triplets)
-        dense[row_ids] = alpha
-    gap, _, dense = problem.duality_gap(weights, beta, dense)
-    row_ids = np.flatnonzero(dense)
-    return gap, row_ids, dense[row_ids]
-
-
-def exact_weights(problem, beta, start, max_rounds=100, lp=None):
-    r"""The optimum of the SCML-Global LP, from a working set around ``start``.
+    Column generation over atoms with a working set of triplets (module
+    docstring), each round one LP; for several tasks, a Newton refinement
+    of each round whose rows were guessed right.
 
     Parameters
     ----------
     problem : HingeProblem
     beta : float
         In the units of ``problem``.
-    start : ndarray of shape (K,)
+    start : ndarray of shape (T, K) or (K,)
         A point near the optimum (the RDA iterate, or the optimum at a
-        nearby ``beta`` on a path); it only chooses the first working set.
+        nearby ``beta`` on a path); it chooses the first working set.
+    tol : float, default=0.0
+        Stop when the duality gap of the best point is at most ``tol``
+        times its objective; 0: only when no row and no atom is missing.
     max_rounds : int, default=100
-        Rounds of cutting planes and column generation. Rows are guessed
-        anew from each round's margins, so nothing guarantees a finite end;
-        in practice it takes 2 to 10 rounds, and what is returned after
-        ``max_rounds`` still comes with its (then larger) duality gap.
+        Rows are guessed anew from each round's margins, so nothing
+        guarantees a finite end; in practice it takes 2 to 10 rounds, and
+        what is returned after ``max_rounds`` still comes with its (then
+        larger) duality gap.
     lp : ScipyLP or HighsLP, default=None
         The LP of ``problem`` to solve in (default:
-        :func:`working_set_lp`); a path passes one along, so that each
-        solve starts from the last one's basis.
+        :func:`~metric_learn_scml._lp.working_set_lp`); a path passes one
+        along, so that each solve starts from the last one's basis.
+    report_round : callable, default=None
+        Called as ``report_round(round, primal, n_active, gap, n_rows,
+        n_atoms)`` after each LP.
 
     Returns
     -------
-    weights : ndarray of shape (K,)
-        The optimum (exact zeros off its support).
+    weights : ndarray of shape (T, K)
+        The best point by objective (exact zeros off its support).
     n_rounds : int
     gap : float
-        Its duality gap.
-    row_ids, alpha : ndarray
-        The dual point that certifies it (see :func:`duality_gap`).
+        Its objective less the best dual value found (an upper bound on
+        its distance to the optimum).
+    alpha : ndarray of shape (n_triplets,)
+        The feasible dual point of that value.
     """
-    n_triplets = problem.n_triplets
+    upper = problem.upper
     lp = working_set_lp(problem) if lp is None else lp
-    weights = np.asarray(start, dtype=float)
+    weights = np.atleast_2d(np.asarray(start, dtype=float))
     lp.start(weights)
     margins = problem.margins(weights)
+    alpha = np.where(margins > 0, upper, 0.0)
+    _, best_value, dual = problem.duality_gap(weights, beta, alpha, margins)
+    best = weights
     # Three kinds of rows: explicit ones, near the margin; folded ones, well
-    # past it, whose alpha is 1/N at the optimum, so that they enter as one
-    # linear term (their gradient); the rest, well inside, with alpha 0.
-    # Both guesses are checked after each LP.
+    # past it, whose alpha is 1/N_t at the optimum, so that they enter as
+    # one linear term (their gradient); the rest, well inside, with alpha
+    # 0. Both guesses are checked after each LP.
     explicit = np.abs(margins) <= MARGIN_BAND
-    full = np.full(n_triplets, 1.0 / n_triplets)
-    in_columns = weights > 0
-    _add_columns(in_columns, beta + problem.gradient(
-        full[margins > 0], np.flatnonzero(margins > 0))[0])
-    # No optimum has a weight above 1 / beta (beta sum(w) <= F(w) <= F(0)
-    # = 1), so this bound cuts none; it keeps the LP bounded while folded
-    # rows, taken as linear, would reward growing a weight without end.
-    # Below beta = 1e-6 (at 0 there is no such bound) 1e6 in these units,
-    # where the entries of g are of order one, is beyond any weight a unit
-    # margin asks for; HiGHS failed on iris at beta = 0 with 1e9.
-    bound = 1.0 / max(beta, 1e-6)
-    for n_rounds in range(1, max_rounds + 1):
+    folded = margins > MARGIN_BAND
+    active = np.flatnonzero(weights.any(axis=0))
+    lp.atoms.add(active, weights[:, active])
+    price(lp.atoms, problem.gradient(alpha), beta)
+    # No optimum has beta * ||W_k|| above P(0) = T: this bound cuts none;
+    # it keeps the LP bounded while folded rows, taken as linear, would
+    # reward growing a weight without end. Below beta = 1e-6 (at 0 there is
+    # no such bound) T * 1e6 in these units, where the entries of g are of
+    # order one, is beyond any weight a unit margin asks for; HiGHS failed
+    # on iris at beta = 0 with 1e9.
+    bound = problem.n_tasks / max(beta, 1e-6)
+    n_rounds = 0
+    while n_rounds < max_rounds:
+        n_rounds += 1
         # The LP may keep rows beyond those asked for (HighsLP keeps its
         # basic ones): every row it holds is explicit.
         in_lp = lp.set_rows(explicit)
-        folded = (margins > MARGIN_BAND) & ~in_lp
-        folded_ids = np.flatnonzero(folded)
-        costs = beta + problem.gradient(full[folded_ids], folded_ids)[0]
-        weights, row_ids, alpha = lp.solve(in_columns, costs, bound)
-        in_columns[lp.elements] = True
+        folded &= ~in_lp
+        alpha = np.where(folded, upper, 0.0)
+        weights, row_ids, alpha[row_ids] = lp.solve(problem.gradient(alpha),
+                                                     beta, bound)
         margins = problem.margins(weights)
+        gradient = problem.gradient(alpha)
+        gap, value, feasible = problem.duality_gap(weights, beta, alpha,
+                                                   margins, gradient)
+        if feasible.sum() > dual.sum():
+            dual = feasible
+        if value <= best_value:
+            best, best_value = weights, value
+        if report_round is not None:
+            report_round(n_rounds, value, int(weights.any(axis=0).sum()), gap,
+                         row_ids.shape[0], lp.atoms.columns.shape[0])
+        if best_value - dual.sum() <= tol * best_value:
+            break
         # A folded row now inside the margin, or a left-out one now past
         # it, was taken at the wrong alpha: it becomes explicit.
         wrong = np.where(folded, margins < 0, ~in_lp & (margins > 0))
-        # The rows on the margin stay explicit (their alpha is strictly
-        # between 0 and 1/N).
-        on_margin = np.zeros(n_triplets, dtype=bool)
-        on_margin[row_ids] = (alpha > 0) & (alpha < 1.0 / n_triplets)
-        row_ids = np.concatenate([row_ids, folded_ids])
-        alpha = np.concatenate([alpha, full[folded_ids]])
-        added = _add_columns(in_columns,
-                             beta + problem.gradient(alpha, row_ids)[0])
+        if problem.n_tasks > 1 and not wrong.any():
+            refined = refine(problem, beta, weights, alpha, tol)
+            if refined is not None:
+                if refined[1].sum() > dual.sum():
+                    dual = refined[1]
+                if refined[3] < best_value:
+                    best, best_value = refined[0], refined[3]
+                kept = np.flatnonzero(refined[0].any(axis=0))
+                lp.atoms.add(kept, refined[0][:, kept])
+                if best_value - dual.sum() <= tol * best_value:
+                    break
+        added = price(lp.atoms, gradient, beta)
         if not wrong.any() and not added:
-            return (weights, n_rounds) + duality_gap(problem, weights, beta,
-                                                     row_ids, alpha)
-        # New guesses from the new margins.
+            # The LP is optimal for the whole problem, up to HiGHS'
+            # tolerance.
+            break
+        # New guesses from the new margins; the rows on the margin stay
+        # explicit (their alpha is strictly between 0 and 1/N_t).
+        on_margin = np.zeros_like(explicit)
+        on_margin[row_ids] = ((alpha[row_ids] > ON_BOUND * upper[row_ids])
+                              & (alpha[row_ids]
+                                 < (1 - ON_BOUND) * upper[row_ids]))
         explicit = (np.abs(margins) <= MARGIN_BAND) | on_margin | wrong
-    return (weights, max_rounds) + duality_gap(problem, weights, beta)
+        folded = (margins > MARGIN_BAND) & ~explicit
+    return best, n_rounds, max(best_value - dual.sum(), 0.0), dual
 
 
-def _add_columns(in_columns, reduced):
-    """Add to ``in_columns`` the elements of negative ``reduced`` cost.
+def price(atoms, gradient, beta):
+    r"""Add the atom :math:`u_k / \|u_k\|` of every column with
+    :math:`\|u_k\| > \beta`, :math:`u = \max(0, -V)` (``gradient`` is
+    :math:`V`).
 
-    At most :data:`MAX_NEW_COLUMNS`, the most negative first; an empty
-    working set gets the least positive. Returns whether any was added.
+    Columns without atoms yet join at most :data:`MAX_NEW_COLUMNS` a round,
+    the most violated first; columns with atoms get their new direction (at
+    one task, none: its one atom is the column). A working set without any
+    atom gets the column of least summed gradient (at one task, the least
+    positive reduced cost), so that the LP has a column. Returns how many
+    atoms were added.
     """
-    candidates = np.flatnonzero((reduced < -1e-9 * np.abs(reduced).max())
-                                & ~in_columns)
-    if candidates.shape[0] > MAX_NEW_COLUMNS:
-        candidates = candidates[np.argsort(reduced[candidates])[
-            :MAX_NEW_COLUMNS]]
-    in_columns[candidates] = True
-    if not in_columns.any():
-        in_columns[np.argmin(reduced)] = True
-    return candidates.shape[0] > 0
+    u = np.maximum(-gradient, 0.0)
+    norms = np.linalg.norm(u, axis=0)
+    violated = norms - beta > 1e-9 * max(beta, norms.max(initial=0.0))
+    known = np.zeros(u.shape[1], dtype=bool)
+    known[atoms.columns] = True
+    entering = np.flatnonzero(violated & ~known)
+    if entering.shape[0] > MAX_NEW_COLUMNS:
+        entering = entering[np.argsort(-norms[entering])[:MAX_NEW_COLUMNS]]
+    columns = np.concatenate([np.flatnonzero(violated & known), entering])
+    added = atoms.add(columns, u[:, columns])
+    if not atoms.columns.shape[0]:
+        column = int(np.argmin(gradient.sum(axis=0)))
+        atoms.add(np.array([column]), np.ones((u.shape[0], 1)))
+    return added
 
 
 def steepest_atoms(X, pairs, triplet_pairs, row_ids, alpha, n_atoms):
@@ -229,22 +307,26 @@ def steepest_atoms(X, pairs, triplet_pairs, row_ids, alpha, n_atoms):
     return vectors[:, order].T, values[order]
 
 
-def exact_phase(X, basis, differences, triplet_pairs, result, beta,
-                max_new_elements=0, random_state=None, verbose=False,
+def exact_phase(X, basis, differences, triplet_pairs, task_offsets, result,
+                beta, max_new_elements=0, random_state=None, verbose=False,
                 name="SCML"):
-    r"""Take a single-task RDA result to the exact optimum, growing the basis.
+    r"""Take an RDA result to the exact optimum, growing a one-task basis.
 
-    First the LP optimum on ``basis`` (:func:`exact_weights`). Then, while
-    fewer than ``max_new_elements`` elements were added, the atoms of most
-    negative reduced cost over *all* unit rank-one elements
-    (:func:`steepest_atoms`, at most five a round) join the basis and the
-    LP is solved again from the previous optimum: column generation on the
-    convex problem :math:`\min_{M \succeq 0} L(M) + \beta\,
-    \operatorname{tr} M`, of which the paper's problem on a fixed basis is
-    a restriction (unit rows make :math:`\|w\|_1 = \operatorname{tr} M`).
-    Each round can only lower the objective (the previous optimum stays
-    feasible), and when no atom has an eigenvalue above :math:`\beta`
-    the result is optimal over every PSD matrix, not only the basis' cone.
+    First the optimum on ``basis``: :func:`exact_weights` from RDA's
+    weights, in the rescaled units of
+    :func:`~metric_learn_scml._problem.triplet_scale`, at one task to the
+    end of its loop, at several to a relative duality gap of
+    ``GROUP_GAP_TOL``. Then, for one task and while fewer than
+    ``max_new_elements`` elements were added, the atoms of most negative
+    reduced cost over *all* unit rank-one elements (:func:`steepest_atoms`,
+    at most five a round) join the basis and the LP is solved again from
+    the previous optimum: column generation on the convex problem
+    :math:`\min_{M \succeq 0} L(M) + \beta\, \operatorname{tr} M`, of which
+    the paper's problem on a fixed basis is a restriction (unit rows make
+    :math:`\|w\|_1 = \operatorname{tr} M`). Each round can only lower the
+    objective (the previous optimum stays feasible), and when no atom has
+    an eigenvalue above :math:`\beta` the result is optimal over every PSD
+    matrix, not only the basis' cone.
 
     Parameters
     ----------
@@ -252,15 +334,19 @@ def exact_phase(X, basis, differences, triplet_pairs, result, beta,
         The points, in the units of ``differences``.
     basis : ndarray of shape (K, n_features)
     differences : SquaredDifferences
-        Of ``X`` on ``basis``.
+        Of ``X`` on ``basis``, pairs grouped by task as in ``rda``.
     triplet_pairs : ndarray of shape (n_triplets, 2)
+        Grouped by task.
+    task_offsets : ndarray of shape (T + 1,)
     result : SolverResult
-        The RDA result (``weights`` of shape (1, K)); it chooses the first
+        The RDA result (``weights`` of shape (T, K)); it chooses the first
         working set.
     beta : float
+        In the units of ``differences``, as given to RDA.
     max_new_elements : int, default=0
+        Only with one task.
     random_state : RandomState
-        For the sample that sets the units (:func:`triplet_scale`).
+        For the sample that sets the units.
     verbose : bool
     name : str
         Prefix of the progress lines.
@@ -277,30 +363,40 @@ def exact_phase(X, basis, differences, triplet_pairs, result, beta,
     """
     scale = triplet_scale(differences, triplet_pairs, random_state)
     history = list(result.history)
-    weights = result.weights[0] * scale
+    weights = result.weights * scale
+    n_tasks = weights.shape[0]
+
+    def report_round(n_round, value, n_active, gap, n_rows, n_atoms):
+        report(name, verbose, "exact phase, round %d: objective %.6f, %d "
+               "active, duality gap %.3g (%d triplets, %d atoms)" % (
+                   n_round, value, n_active, gap, n_rows, n_atoms))
+
     added = 0
     while True:
-        problem = HingeProblem(differences, triplet_pairs, scale=scale)
+        problem = HingeProblem(differences, triplet_pairs, task_offsets, scale)
         try:
-            weights, n_rounds, gap, row_ids, alpha = exact_weights(
-                problem, beta / scale, weights)
+            weights, n_rounds, gap, alpha = exact_weights(
+                problem, beta / scale, weights,
+                tol=0.0 if n_tasks == 1 else GROUP_GAP_TOL,
+                report_round=report_round)
         except RuntimeError as error:
             if added:
                 raise
-            gap = duality_gap(problem, weights, beta / scale)[0]
+            gap = problem.duality_gap(weights, beta / scale)[0]
             report(name, verbose, "exact phase failed (%s): RDA's point "
                    "kept, duality gap %.3g" % (error, gap))
             return replace(result, dual_gap=gap), basis
         value = problem.objective(weights, beta / scale)
-        n_active = int(np.count_nonzero(weights))
+        n_active = int(np.count_nonzero(weights.any(axis=0)))
         history.append((result.n_iter, value, n_active))
-        report(name, verbose, "exact phase, %d elements: objective %.6f, %d active, "
-                     "duality gap %.3g (%d rounds)" % (
-                         basis.shape[0], value, n_active, gap, n_rounds))
-        if added >= max_new_elements:
+        report(name, verbose, "exact phase, %d elements: objective %.6f, %d "
+               "active, duality gap %.3g (%d rounds)" % (
+                   basis.shape[0], value, n_active, gap, n_rounds))
+        if added >= max_new_elements or n_tasks > 1:
             break
+        row_ids = np.flatnonzero(alpha)
         atoms, values = steepest_atoms(X, differences.pairs, triplet_pairs,
-                                       row_ids, alpha,
+                                       row_ids, alpha[row_ids],
                                        min(5, max_new_elements - added))
         atoms = atoms[values > beta * (1 + 1e-6)]
         if atoms.shape[0] == 0:
@@ -309,10 +405,10 @@ def exact_phase(X, basis, differences, triplet_pairs, result, beta,
         basis = np.concatenate([basis, atoms])
         differences = SquaredDifferences(X @ basis.T, differences.pairs,
                                          pair_offsets=differences.pair_offsets)
-        weights = np.concatenate([weights, np.zeros(atoms.shape[0])])
+        weights = np.hstack([weights, np.zeros((1, atoms.shape[0]))])
         added += atoms.shape[0]
-    return SolverResult((weights / scale)[None, :], value, result.n_iter,
-                        True, history, dual_gap=gap), basis
+    return SolverResult(weights / scale, value, result.n_iter, True, history,
+                        dual_gap=gap), basis
 
 
 def beta_max(problem):
@@ -368,8 +464,8 @@ def exact_path(problem, betas, start=None, guesses=None, lp=None):
         if guesses is not None and (problem.objective(guesses[i], beta)
                                     < problem.objective(weights, beta)):
             weights = guesses[i]
-        weights, _, gap, _, _ = exact_weights(problem, beta, weights,
-                                              lp=lp)
+        weights, _, gap, _ = exact_weights(problem, beta, weights, lp=lp)
+        weights = weights[0]
         path.append(weights)
         gaps.append(gap)
     return np.array(path), np.array(gaps)

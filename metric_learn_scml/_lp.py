@@ -1,13 +1,15 @@
-r"""The linear programs of the exact phases: scipy's ``linprog`` or one
-persistent HiGHS model.
+r"""The linear programs of the exact phase: scipy's ``linprog`` or one
+persistent HiGHS model, over atoms.
 
-Both exact phases (:mod:`metric_learn_scml._exact`, one task, and
-:mod:`metric_learn_scml._exact_group`, several) solve the same LP on a
-working set of triplets and columns (:func:`dual_form_lp`). One task's
-working sets grow and shrink by a few rows and columns between solves,
-which :class:`HighsLP` (with the ``highs`` extra) takes as changes to one
-model warm-started from its last basis; :class:`ScipyLP` solves each
-afresh.
+The exact phase (:mod:`metric_learn_scml._exact`) solves an LP on a
+working set of triplets and *atoms* :math:`(k, d)`: element :math:`k`
+with a unit non-negative direction :math:`d \in \mathbb{R}^T` over the
+tasks, whose column holds :math:`d_t\, g_{ck}` on the triplets :math:`c`
+of task :math:`t` (:class:`Atoms`). With one task every atom is an
+element, :math:`d = 1`. Between solves the working sets change by a few
+rows and atoms, which :class:`HighsLP` (with the ``highs`` extra) takes as
+changes to one model warm-started from its last basis; :class:`ScipyLP`
+solves each afresh (:func:`dual_form_lp`).
 """
 
 import os
@@ -17,7 +19,64 @@ import threading
 import numpy as np
 from scipy.optimize import linprog
 
-from ._defaults import ZERO_WEIGHT
+from ._defaults import SAME_DIRECTION, ZERO_WEIGHT
+
+
+class Atoms:
+    """The atoms :math:`(k, d)` of a working set: elements and directions.
+
+    Each atom has a ``uid`` that never changes while it lives (positions
+    do, as atoms leave).
+    """
+
+    def __init__(self, n_tasks):
+        self.columns = np.zeros(0, dtype=np.intp)
+        self.directions = np.zeros((n_tasks, 0))
+        self.uids = np.zeros(0, dtype=np.intp)
+        self._next = 0
+
+    def add(self, columns, directions):
+        """Add unit ``directions`` (``T x n``) of ``columns``, except those
+        that repeat an atom of their column. Returns how many were new."""
+        norms = np.linalg.norm(directions, axis=0)
+        keep = norms > 0
+        columns, directions = columns[keep], directions[:, keep] / norms[keep]
+        # Cosines with every existing atom of the same column.
+        same = (self.columns[None, :] == columns[:, None]) & (
+            directions.T @ self.directions >= SAME_DIRECTION)
+        new = ~same.any(axis=1)
+        n_new = int(new.sum())
+        self.columns = np.concatenate([self.columns, columns[new]])
+        self.directions = np.hstack([self.directions, directions[:, new]])
+        self.uids = np.concatenate([self.uids, self._next + np.arange(n_new)])
+        self._next += n_new
+        return n_new
+
+    def remove(self, drop):
+        """Remove the atoms at the positions where ``drop`` is True."""
+        self.columns = self.columns[~drop]
+        self.directions = self.directions[:, ~drop]
+        self.uids = self.uids[~drop]
+
+    def block(self, problem, ids, atoms=slice(None)):
+        """The rows of triplets ``ids`` on the ``atoms``: :math:`d_t g_{ck}`."""
+        columns, directions = self.columns[atoms], self.directions[:, atoms]
+        distinct, where = np.unique(columns, return_inverse=True)
+        block = problem.rows(ids, distinct)[:, where]
+        if problem.n_tasks > 1:
+            block *= directions[problem.tasks[ids]]
+        return block
+
+    def costs(self, gradient, beta):
+        r"""Each atom's cost :math:`\beta + d \cdot V_{:,k}` (``gradient``
+        the :math:`V` of the rows folded in)."""
+        return beta + np.einsum("ta,ta->a", self.directions,
+                                gradient[:, self.columns])
+
+    def weights(self, amounts, n_basis):
+        r""":math:`W_{:,k} = \sum_j r_{kj} d_{kj}`, ``T x K``."""
+        return np.array([np.bincount(self.columns, row * amounts, n_basis)
+                         for row in self.directions])
 
 
 def dual_form_lp(block, row_sizes, scale, costs, bound):
@@ -72,15 +131,17 @@ class ScipyLP:
     """The working-set LPs of one problem, each solved afresh by scipy's
     ``linprog`` (:func:`dual_form_lp`).
 
-    Both this and :class:`HighsLP` offer :meth:`start` (a new ``beta``),
-    :meth:`set_rows` (the explicit rows wanted; returns those the LP holds)
-    and :meth:`solve`; :func:`exact_weights` drives either.
+    Both this and :class:`HighsLP` hold the working set's ``atoms``
+    (:class:`Atoms`; the driver adds to them) and offer :meth:`start` (a
+    new ``beta``), :meth:`set_rows` (the explicit rows wanted; returns
+    those the LP holds) and :meth:`solve`;
+    :func:`~metric_learn_scml._exact.exact_weights` drives either.
     """
 
     def __init__(self, problem):
         self.problem = problem
         self.rows = np.zeros(problem.n_triplets, dtype=bool)
-        self.elements = np.zeros(0, dtype=np.intp)
+        self.atoms = Atoms(problem.n_tasks)
 
     def start(self, weights):
         pass
@@ -89,18 +150,17 @@ class ScipyLP:
         self.rows = explicit.copy()
         return self.rows
 
-    def solve(self, columns, costs, bound):
-        """The restricted optimum: weights (K,), row ids and their alpha."""
+    def solve(self, gradient, beta, bound):
+        """The restricted optimum: weights (T, K), the LP's row ids and
+        their alpha. ``gradient`` is the :math:`V` of the folded rows."""
+        problem = self.problem
         row_ids = np.flatnonzero(self.rows)
-        self.elements = np.flatnonzero(columns)
-        n_triplets = self.problem.n_triplets
-        restricted, a = dual_form_lp(
-            self.problem.rows(row_ids, self.elements),
-            np.full(row_ids.shape[0], float(n_triplets)), n_triplets,
-            costs[self.elements], bound)
-        weights = np.zeros(self.problem.n_basis)
-        weights[self.elements] = restricted
-        return weights, row_ids, a / n_triplets
+        sizes = problem.task_sizes[problem.tasks[row_ids]].astype(float)
+        amounts, a = dual_form_lp(
+            self.atoms.block(problem, row_ids), sizes,
+            problem.task_sizes.mean(), self.atoms.costs(gradient, beta), bound)
+        return (self.atoms.weights(amounts, problem.n_basis), row_ids,
+                a / sizes)
 
 
 def _import_highspy():
@@ -159,27 +219,35 @@ class HighsLP:
     r"""The working-set LPs of one problem in one persistent HiGHS model.
 
     The model is :func:`dual_form_lp`'s dual form: a column
-    :math:`\alpha'_c \in [0, 1]` per explicit triplet, a row per element
-    (:math:`-(G^T \alpha')_k - \mu_k \le N\, \text{cost}_k`) and its bound
-    column :math:`\mu_k \ge 0`. Between solves the working set changes by
-    additions and deletions that keep HiGHS' basis valid: rows (triplets)
-    that leave are deleted only while non-basic (at 0 or 1; a basic one
-    is on the margin and stays), elements only with zero weight and a
-    basic slack, and new ones enter non-basic. Each solve then starts from
-    the last optimal basis, within a ``beta`` and along a path; scipy's
-    ``linprog`` cannot take a starting basis. Needs the ``highspy``
-    package (the ``highs`` extra).
+    :math:`a_c = N_t \alpha_c \in [0, 1]` per explicit triplet (objective
+    :math:`-\bar N / N_t`, :math:`\bar N` the mean task size), a row per
+    atom (:math:`-\sum_c (\bar N / N_t)\, d_t g_{ck}\, a_c - \mu \le \bar N
+    \text{cost}`) and its bound column :math:`\mu \ge 0`. Between solves
+    the working set changes by additions and deletions that keep HiGHS'
+    basis valid: rows (triplets) that leave are deleted only while
+    non-basic (at 0 or 1; a basic one is on the margin and stays), atoms
+    only when their element has zero weight and their slack is basic, and
+    new ones enter non-basic. Each solve then starts from the last optimal
+    basis, within a ``beta`` and along a path; scipy's ``linprog`` cannot
+    take a starting basis. Needs the ``highspy`` package (the ``highs``
+    extra).
     """
 
     def __init__(self, problem, highspy):
         self.problem = problem
         self.highspy = highspy
         self.model = _silent_highs(highspy)
-        # Per model column: its triplet's id, or -1 - k for element k's mu.
+        self.atoms = Atoms(problem.n_tasks)
+        self.n_modelled = 0            # atoms[:n_modelled] are model rows
+        # Per model column: its triplet's id, or -1 - uid for an atom's mu.
         self.columns = np.zeros(0, dtype=np.intp)
-        self.elements = np.zeros(0, dtype=np.intp)   # per model row
         self.rows = np.zeros(problem.n_triplets, dtype=bool)
+        self.scale = problem.task_sizes.mean()
         self.bound = None
+
+    def _weight(self, ids):
+        """:math:`\bar N / N_t` of the triplets ``ids``."""
+        return self.scale / self.problem.task_sizes[self.problem.tasks[ids]]
 
     def _basic(self, kind):
         """Which model ``kind`` ('row' or 'col') entries are basic; none
@@ -192,17 +260,20 @@ class HighsLP:
         return np.array([status == basic for status in statuses], dtype=bool)
 
     def start(self, weights):
-        """Delete the elements of zero ``weights`` whose slack is basic."""
-        if not self.elements.shape[0]:
+        """Delete the atoms of zero-weight elements whose slack is basic."""
+        if not self.n_modelled:
             return
-        drop = self._basic("row") & (weights[self.elements] == 0)
+        drop = np.zeros(self.atoms.columns.shape[0], dtype=bool)
+        drop[:self.n_modelled] = self._basic("row") & ~np.atleast_2d(
+            weights).any(axis=0)[self.atoms.columns[:self.n_modelled]]
         if drop.any():
-            gone = self.elements[drop]
             indices = np.flatnonzero(drop).astype(np.int32)
             self.model.deleteRows(indices.shape[0], indices)
-            self.elements = self.elements[~drop]
-            self._delete_columns(np.isin(-1 - self.columns, gone)
+            self._delete_columns(np.isin(-1 - self.columns,
+                                         self.atoms.uids[drop])
                                  & (self.columns < 0))
+            self.atoms.remove(drop)
+            self.n_modelled -= indices.shape[0]
 
     def _delete_columns(self, drop):
         if drop.any():
@@ -219,10 +290,11 @@ class HighsLP:
             self._delete_columns(leave)
         new = np.flatnonzero(explicit & ~self.rows)
         if new.shape[0]:
-            n, k = new.shape[0], self.elements.shape[0]
-            block = (-self.problem.rows(new, self.elements) if k
-                     else np.zeros((n, 0)))
-            self.model.addCols(n, -np.ones(n), np.zeros(n), np.ones(n), n * k,
+            n, k = new.shape[0], self.n_modelled
+            weight = self._weight(new)
+            block = (-self.atoms.block(self.problem, new, slice(0, k))
+                     * weight[:, None] if k else np.zeros((n, 0)))
+            self.model.addCols(n, -weight, np.zeros(n), np.ones(n), n * k,
                                (np.arange(n) * k).astype(np.int32),
                                np.tile(np.arange(k, dtype=np.int32), n),
                                block.ravel())
@@ -230,16 +302,21 @@ class HighsLP:
             self.rows[new] = True
         return self.rows
 
-    def _add_elements(self, new, bound):
-        n = new.shape[0]
+    def _add_atoms(self, bound):
+        """Model rows (and mu columns) for the atoms not yet modelled."""
+        added = slice(self.n_modelled, self.atoms.columns.shape[0])
+        n = added.stop - added.start
         first = self.columns.shape[0]
         self.model.addCols(n, np.full(n, bound), np.zeros(n), np.full(n, np.inf),
                            0, np.zeros(n, np.int32), np.zeros(0, np.int32),
                            np.zeros(0))
-        self.columns = np.concatenate([self.columns, -1 - new])
+        self.columns = np.concatenate([self.columns,
+                                       -1 - self.atoms.uids[added]])
         positions = np.flatnonzero(self.columns >= 0).astype(np.int32)
         m = positions.shape[0]
-        block = (-self.problem.rows(self.columns[positions], new).T if m
+        triplets = self.columns[positions]
+        block = (-(self.atoms.block(self.problem, triplets, added)
+                   * self._weight(triplets)[:, None]).T if m
                  else np.zeros((n, 0)))
         indices = np.hstack([np.tile(positions, (n, 1)),
                              (first + np.arange(n, dtype=np.int32))[:, None]])
@@ -247,25 +324,23 @@ class HighsLP:
         self.model.addRows(n, np.full(n, -np.inf), np.zeros(n), values.size,
                            (np.arange(n) * (m + 1)).astype(np.int32),
                            indices.ravel().astype(np.int32), values.ravel())
-        self.elements = np.concatenate([self.elements, new])
+        self.n_modelled = self.atoms.columns.shape[0]
 
-    def solve(self, columns, costs, bound):
-        """As :meth:`ScipyLP.solve`; the model keeps its elements."""
-        new = np.flatnonzero(columns)
-        new = new[~np.isin(new, self.elements)]
+    def solve(self, gradient, beta, bound):
+        """As :meth:`ScipyLP.solve`; the model keeps its atoms."""
         if self.bound != bound:
             mus = np.flatnonzero(self.columns < 0).astype(np.int32)
             if mus.shape[0]:
                 self.model.changeColsCost(mus.shape[0], mus,
                                           np.full(mus.shape[0], bound))
             self.bound = bound
-        if new.shape[0]:
-            self._add_elements(new, bound)
-        k = self.elements.shape[0]
-        n_triplets = self.problem.n_triplets
+        if self.atoms.columns.shape[0] > self.n_modelled:
+            self._add_atoms(bound)
+        k = self.n_modelled
         self.model.changeRowsBounds(k, np.arange(k, dtype=np.int32),
                                     np.full(k, -np.inf),
-                                    costs[self.elements] * n_triplets)
+                                    self.atoms.costs(gradient, beta)
+                                    * self.scale)
         optimal = self.highspy.HighsModelStatus.kOptimal
         self.model.run()
         status = self.model.getModelStatus()
@@ -279,12 +354,13 @@ class HighsLP:
             raise RuntimeError("HiGHS could not solve the SCML working-set "
                                "LP: %s" % self.model.modelStatusToString(status))
         solution = self.model.getSolution()
-        weights = np.zeros(self.problem.n_basis)
-        weights[self.elements] = clean_weights(-np.asarray(solution.row_dual))
+        amounts = clean_weights(-np.asarray(solution.row_dual))
         triplet = self.columns >= 0
-        alpha = np.clip(np.asarray(solution.col_value)[triplet], 0.0,
-                        1.0) / n_triplets
-        return weights, self.columns[triplet], alpha
+        row_ids = self.columns[triplet]
+        alpha = np.clip(np.asarray(solution.col_value)[triplet], 0.0, 1.0
+                        ) / self.problem.task_sizes[self.problem.tasks[row_ids]]
+        return (self.atoms.weights(amounts, self.problem.n_basis), row_ids,
+                alpha)
 
 
 def working_set_lp(problem):

@@ -29,9 +29,9 @@ N_t`, its dual is
     \|\max(0, -v_k(\alpha))\|_2 \le \beta \ \ \forall k,
     \qquad v_{tk}(\alpha) = \sum_{c \in C_t} \alpha_c\, g_{ck}
 
-(derived in :mod:`metric_learn_scml._exact_group`; at :math:`T = 1` the
-constraint reads :math:`\beta + (G^T\alpha)_k \ge 0`, the LP dual of
-:mod:`metric_learn_scml._exact`). :class:`HingeProblem` holds the
+(derived in :mod:`metric_learn_scml._exact`; at :math:`T = 1` the
+constraint reads :math:`\beta + (G^T\alpha)_k \ge 0`, the dual of
+SCML-Global's LP). :class:`HingeProblem` holds the
 margins, the loss, the objective, the gradient :math:`V(\alpha)` and the
 duality gap, once, for every solver: RDA evaluates its iterates with it,
 the exact phases price and certify with it, and the choice of beta
@@ -325,7 +325,8 @@ class HingeProblem:
                     self.differences.pairs.shape[0])) / self.scale
         return result
 
-    def duality_gap(self, weights, beta, alpha=None, margins=None):
+    def duality_gap(self, weights, beta, alpha=None, margins=None,
+                    gradient=None):
         r"""The duality gap of ``weights``: an upper bound on :math:`P(W) - P^*`.
 
         The dual point is ``alpha`` (default: the hinge subgradient,
@@ -333,6 +334,8 @@ class HingeProblem:
         :math:`\min(1, \beta / \max_k \|\max(0, -v_k)\|_2)` into the
         feasible set; both objectives are computed on every triplet and
         every element (as scikit-learn's Lasso solvers certify theirs).
+        ``margins`` (of ``weights``) and ``gradient`` (:math:`V(\alpha)`)
+        are computed when not given.
 
         Returns
         -------
@@ -347,7 +350,9 @@ class HingeProblem:
         primal = self.loss(margins) + beta * self.penalty(weights)
         if alpha is None:
             alpha = np.where(margins > 0, self.upper, 0.0)
-        worst = np.linalg.norm(np.maximum(-self.gradient(alpha), 0.0),
+        if gradient is None:
+            gradient = self.gradient(alpha)
+        worst = np.linalg.norm(np.maximum(-gradient, 0.0),
                                axis=0).max(initial=0.0)
         if worst > beta:
             alpha = alpha * (beta / worst)

@@ -52,8 +52,6 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
     gives one task's metric as one.
     """
 
-    _group_exact = True
-
     def __sklearn_is_fitted__(self):
         return hasattr(self, "components_per_task_")
 

@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from metric_learn_scml._exact import exact_weights
-from metric_learn_scml._exact_group import (exact_group_phase,
-                                            exact_group_weights)
+import metric_learn_scml._exact as exact_module
+from metric_learn_scml._exact import exact_phase, exact_weights
+from metric_learn_scml._lp import ScipyLP
 from metric_learn_scml._problem import HingeProblem, SquaredDifferences
 from metric_learn_scml._solvers import rda
 from metric_learn_scml._problem import pair_index
@@ -87,10 +87,20 @@ def cvxpy_optimum(matrices, beta):
     return problem.value
 
 
-def solve(problem, beta, start=None, **kwargs):
+def solve(problem, beta, start=None, tol=1e-6, **kwargs):
+    """``(weights, alpha, gap, n_rounds)`` of the exact solver."""
     if start is None:
         start = np.zeros((problem.n_tasks, problem.n_basis))
-    return exact_group_weights(problem, beta, start, **kwargs)
+    weights, n_rounds, gap, alpha = exact_weights(problem, beta, start, tol,
+                                                  **kwargs)
+    return weights, alpha, gap, n_rounds
+
+
+def group_phase(problem, result, beta, **kwargs):
+    """:func:`exact_phase` on a problem without points (no basis growth)."""
+    return exact_phase(None, np.zeros((problem.n_basis, 0)),
+                       problem.differences, problem.triplet_pairs,
+                       problem.task_offsets, result, beta, **kwargs)[0]
 
 
 @pytest.mark.parametrize("relative_beta", [1e-3, 0.2])
@@ -190,20 +200,6 @@ def test_weak_duality_of_the_scaled_dual_point():
         assert feasible.sum() <= value and gap >= 0
 
 
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("relative_beta", [1e-3, 1e-2, 0.3])
-def test_one_task_is_the_global_lp(seed, relative_beta):
-    problem, matrices, offsets = group_problem(seed, n_tasks=1)
-    single = HingeProblem(problem.differences, problem.triplet_pairs)
-    G = matrices[0]
-    beta = relative_beta * beta_max(matrices)
-    expected, _, _, _, _ = exact_weights(single, beta, np.zeros(G.shape[1]))
-    weights, _, gap, _ = solve(problem, beta)
-    assert primal(matrices, weights, beta) == pytest.approx(
-        primal(matrices, expected[None], beta), rel=1e-6)
-    np.testing.assert_array_equal(weights[0] > 0, expected > 0)
-
-
 @pytest.mark.parametrize("max_rounds", [1, 2, 100])
 def test_never_worse_than_the_start(max_rounds):
     problem, matrices, _ = group_problem(1, n_tasks=3)
@@ -227,8 +223,8 @@ def test_phase_takes_rda_to_the_optimum_in_the_callers_units():
     beta = 0.05 * beta_max(matrices)
     result = rda(differences, triplet_pairs, offsets, beta, max_iter=500,
                  random_state=0)
-    exact = exact_group_phase(differences, triplet_pairs, offsets, result,
-                              beta, random_state=np.random.RandomState(0))
+    exact = group_phase(problem, result, beta,
+                        random_state=np.random.RandomState(0))
     optimum = solve(problem, beta)[0]
     assert exact.objective == pytest.approx(primal(matrices, optimum, beta),
                                             rel=1e-6)
@@ -244,27 +240,25 @@ def test_phase_takes_rda_to_the_optimum_in_the_callers_units():
 
 def test_phase_reports_its_rounds_and_keeps_rda_if_highs_fails(
         monkeypatch, capsys):
-    import metric_learn_scml._exact_group as exact_group
     problem, matrices, offsets = group_problem(0, n_tasks=2)
     differences, triplet_pairs = problem.differences, problem.triplet_pairs
     beta = 0.05 * beta_max(matrices)
     result = rda(differences, triplet_pairs, offsets, beta, max_iter=250,
                  random_state=0)
-    exact_group_phase(differences, triplet_pairs, offsets, result, beta,
-                      verbose=True, name="Test")
+    group_phase(problem, result, beta, verbose=True, name="Test")
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("[Test] exact phase, round 1: objective")
     assert "duality gap" in lines[-1]
 
-    def failing(*args):
-        raise RuntimeError("no solution")
+    class Failing(ScipyLP):
+        def solve(self, *args):
+            raise RuntimeError("no solution")
 
     # A test of the phase's private LP failing: no public input makes
     # HiGHS fail on a well-posed problem.
-    monkeypatch.setattr(exact_group, "dual_form_lp", failing)
-    kept = exact_group_phase(differences, triplet_pairs, offsets, result, beta)
+    monkeypatch.setattr(exact_module, "working_set_lp", Failing)
+    kept = group_phase(problem, result, beta)
     np.testing.assert_array_equal(kept.weights, result.weights)
-    assert not kept.converged
     assert kept.dual_gap == pytest.approx(HingeProblem(
         differences, triplet_pairs, offsets).duality_gap(result.weights,
                                                          beta)[0], rel=1e-6)
