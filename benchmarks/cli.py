@@ -1,10 +1,9 @@
 """The one command line of the benchmarks: ``python -m benchmarks COMMAND [options]``.
 
 ``python -m benchmarks --help`` lists the commands, one line each
-(:data:`TABLES` and :data:`DIAGNOSTICS`); the diagnostics
-(:mod:`benchmarks.diagnostics`) are the one-off measurements behind
-sections of ``results/NOTES.md``, kept runnable. ``scale`` takes options of its own
-(``python -m benchmarks scale --help``).
+(:data:`TABLES`). ``scale`` takes options of its own
+(``python -m benchmarks scale --help``). The one-off investigations
+behind ``results/NOTES.md`` ran at the commits its sections cite.
 
 Progress goes to stderr, one line per fit; tables go to stdout as markdown.
 Errors are in percent. A run writes ``<table>.csv`` (one row per dataset
@@ -27,12 +26,10 @@ from threadpoolctl import threadpool_limits
 
 from . import (basis_size, breadth, global_table, local, memory, multitask, report, scale,
                shipped)
-from .diagnostics import exact, fit_time
 from .data import DEFAULT_PREPROCESSING, PREPROCESSINGS, SHIPPED
 from .protocol import UnknownNameError
-from .results import (RESULTS_DIR, SUMMARY_COLUMNS, keep_summaries,
-                      markdown_table, merge_records, read_records, results_table,
-                      summarise, write_csv)
+from .results import (RESULTS_DIR, SUMMARY_COLUMNS, keep_summaries, merge_records,
+                      read_records, results_table, summarise, write_csv)
 
 
 class Progress:
@@ -236,48 +233,6 @@ def run_report(args, progress):
     print("\n".join(report.check(out)))
 
 
-def run_exact(args, progress):
-    names = args.datasets or exact.GLOBAL_DATASETS
-    if args.path:
-        _exact_table(args, "exact: a 10-beta scml_path against 10 independent exact fits",
-                     exact.path_timing(names, args.split), exact.PATH_COLUMNS,
-                     "exact_path.csv")
-    elif args.global_model:
-        _exact_table(args, "exact: SCML_Supervised() against the optimum of its problem",
-                     exact.compare_global(names, args.split), exact.GLOBAL_COLUMNS,
-                     "exact_global.csv")
-    else:
-        _exact_table(args, "exact", exact.compare((args.datasets or ["vowel"])[0], args.split,
-                                                  args.betas or (1e-3,)),
-                     exact.COLUMNS, None)
-
-
-def _exact_table(args, title, rows, columns, csv_name):
-    """Show one of the exact command's tables; write it to ``--out`` if it has a file."""
-    show(title, markdown_table(columns, [[row[key] for key in columns] for row in rows]))
-    if csv_name and args.out is not None:
-        write_csv(args.out / csv_name, rows, columns)
-
-
-def run_fit_time(args, progress):
-    if args.baseline is None:
-        raise SystemExit("fit-time needs --baseline DIR: a folder holding another version's "
-                         "metric_learn_scml package (e.g. git worktree add /tmp/base <commit>)")
-    start = time.perf_counter()
-    rows = fit_time.run(args.baseline, args.datasets, args.splits or 3,
-                        lambda message: print(message, file=sys.stderr, flush=True))
-    baseline = fit_time.baseline_commit(fit_time.check_baseline(args.baseline))
-    show("fit time: SCML_Supervised() at %s against %s (median seconds, one thread)"
-         % (args.commit[:7], baseline[:7]),
-         markdown_table(fit_time.COLUMNS, [[row[key] for key in fit_time.COLUMNS]
-                                           for row in rows]))
-    if args.out is not None:
-        write_csv(args.out / "fit_time.csv", rows, fit_time.COLUMNS)
-        with open(args.out / "fit_time_run.json", "w") as stream:
-            json.dump(dict(run_metadata(args, time.perf_counter() - start),
-                           baseline_commit=baseline), stream, indent=1)
-
-
 def run_shipped(args, progress):
     show("shipped", shipped.table(shipped.run(args.splits or 5, args.datasets or SHIPPED,
                                               progress)))
@@ -298,10 +253,8 @@ def parse_args(argv=None):
                     "metric-learn and SVMs (Shi, Bellet and Sha, AAAI 2014).",
         epilog="\n".join(
             ["tables:"] + ["  %-12s %s" % (name, line) for name, (_, line) in TABLES.items()]
-            + ["  %-12s %s" % ("scale", SCALE_HELP),
-               "diagnostics (findings in benchmarks/results/NOTES.md):"]
-            + ["  %-12s %s" % (name, line) for name, (_, line) in DIAGNOSTICS.items()]))
-    parser.add_argument("command", choices=[*TABLES, "scale", *DIAGNOSTICS],
+            + ["  %-12s %s" % ("scale", SCALE_HELP)]))
+    parser.add_argument("command", choices=[*TABLES, "scale"],
                         metavar="command", help="one of those listed below")
     option = parser.add_argument
     option("--quick", action="store_true",
@@ -309,10 +262,9 @@ def parse_args(argv=None):
                 "fast methods; breadth: scikit-learn's datasets, 1 split)")
     option("--splits", type=_positive_int,
            help="random splits per dataset (default: global, local, multitask 20, 2 with "
-                "--quick, slow methods fewer; breadth, small-tasks, fit-time 3; "
-                "shipped 5)")
+                "--quick, slow methods fewer; breadth, small-tasks 3; shipped 5)")
     option("--datasets", nargs="+", help="dataset names (default: all, or the quick "
-                                         "subset; exact: the first)")
+                                         "subset)")
     option("--methods", nargs="+", help="method keys or names, e.g. ours ml_scml lmnn")
     option("--out", type=Path, help="folder for the CSV files (default benchmarks/results; "
                                     "with --quick nothing is written unless given)")
@@ -335,22 +287,10 @@ def parse_args(argv=None):
     option("--no-timing", action="store_true",
            help="multitask: no fit-time measurement after the table")
     option("--betas", type=float, nargs="+",
-           help="multitask: the beta grid (default %s); exact: the betas (default "
-                "1e-3)" % " ".join("%g" % beta for beta in multitask.BETA_GRID))
+           help="multitask: the beta grid (default %s)"
+                % " ".join("%g" % beta for beta in multitask.BETA_GRID))
     option("--lmnn-on", nargs="*", default=["vowel"],
            help="multitask: datasets with st/u-LMNN (none: no LMNN)")
-    option("--split", type=_natural, default=0,
-           help="exact: the split to diagnose (default 0)")
-    option("--global-model", action="store_true",
-           help="exact: SCML_Supervised() at its defaults against the exact optimum of "
-                "its problem, on the global table's datasets and wine, breast cancer, "
-                "digits (no cvxpy needed)")
-    option("--path", action="store_true",
-           help="exact: a 10-beta scml_path against 10 independent exact fits, on the "
-                "same datasets as --global-model")
-    option("--baseline", type=Path,
-           help="fit-time: a folder holding the metric_learn_scml package to compare "
-                "against (e.g. a git worktree of an earlier commit)")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     for flag, commands in TAKEN_BY.items():
@@ -375,7 +315,6 @@ def _integer_at_least(low, what):
     return parse
 
 
-_natural = _integer_at_least(0, "non-negative")
 _positive_int = _integer_at_least(1, "positive")
 
 
@@ -394,12 +333,7 @@ TABLES = {
     "report": (run_report, "rebuild the results page from --out's CSV files, and check them"),
 }
 SCALE_HELP = "fit time and memory from 10,000 to 1,000,000 points (own options)"
-DIAGNOSTICS = {
-    "exact": (run_exact, "fits against the exact optima of their problems (cvxpy; "
-                         "--global-model, --path: no cvxpy)"),
-    "fit-time": (run_fit_time, "default fit time of this checkout against --baseline DIR"),
-}
-RUNS = {name: run for name, (run, _) in {**TABLES, **DIAGNOSTICS}.items()}
+RUNS = {name: run for name, (run, _) in TABLES.items()}
 
 
 def main(argv=None):

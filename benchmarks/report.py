@@ -15,7 +15,7 @@ from pathlib import Path
 from . import basis_size, breadth, memory, multitask
 from .global_table import METRIC_LEARN_SCML, OURS_DEFAULTS, OURS_TUNED, target_table
 from .results import (PAPER_ACTIVE_GLOBAL, PAPER_GLOBAL, column, compare_summaries,
-                      format_error, format_number, format_seconds, markdown_table, paper_value,
+                      format_error, format_number, markdown_table, paper_value,
                       pivot, read_csv, read_records, results_table, summarise)
 
 # Which row of the paper's table each of our methods stands beside.

@@ -1,8 +1,8 @@
 """Offline tests of the benchmarks (``python -m benchmarks``), on tiny synthetic data.
 
 No download and no real-data fit: what is tested is the plumbing (the
-command line, the protocol, summaries, CSV and markdown, merges, the pages)
-and the diagnostics' mathematics. The data loaders are tested in
+command line, the protocol, summaries, CSV and markdown, merges, the
+pages). The data loaders are tested in
 ``test_datasets.py``.
 """
 
@@ -22,7 +22,6 @@ from benchmarks import (breadth, cli, global_table, local, memory, multitask, pr
                         report, results)
 from benchmarks import data
 from benchmarks.data import Dataset
-from benchmarks.diagnostics import fit_time
 from metric_learn_scml import SCML_Supervised
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -113,11 +112,11 @@ def test_parse_args_reads_every_option(tmp_path):
     args = cli.parse_args(["global", "--quick", "--splits", "3", "--datasets",
                            "vehicle", "segment", "--methods", "ours", "LMNN",
                            "--out", str(tmp_path), "--preprocessing", "zscore_unit_norm",
-                           "--betas", "1e-3", "1e-4", "--lmnn-on", "--split", "2"])
+                           "--betas", "1e-3", "1e-4", "--lmnn-on"])
     assert args.command == "global" and args.quick and args.splits == 3
     assert args.datasets == ["vehicle", "segment"] and args.methods == ["ours", "LMNN"]
     assert args.out == tmp_path and args.preprocessing == "zscore_unit_norm"
-    assert args.betas == [1e-3, 1e-4] and args.lmnn_on == [] and args.split == 2
+    assert args.betas == [1e-3, 1e-4] and args.lmnn_on == []
 
 
 def test_parse_args_output_folder_defaults():
@@ -127,7 +126,7 @@ def test_parse_args_output_folder_defaults():
 
 
 @pytest.mark.parametrize("argv", [["nonsense"], ["global", "--splits", "0"],
-                                  ["global", "--splits", "two"], ["exact", "--split", "-1"],
+                                  ["global", "--splits", "two"], ["global", "--jobs", "0"],
                                   ["global", "--preprocessing", "none"]])
 def test_parse_args_rejects_bad_input(argv, capsys):
     with pytest.raises(SystemExit):
@@ -162,18 +161,16 @@ def test_command_line_errors_are_usage_errors_not_tracebacks(argv, message, caps
     assert message in str(stopped.value.code) + capsys.readouterr().err
 
 
-def test_help_lists_every_command_in_one_line_with_the_diagnostics_apart(capsys):
+def test_help_lists_every_command_in_one_line(capsys):
     with pytest.raises(SystemExit):
         cli.parse_args(["--help"])
-    tables, diagnostics = capsys.readouterr().out.split("\ntables:")[1].split(
-        "\ndiagnostics")
+    tables = capsys.readouterr().out.split("\ntables:")[1]
     # scale parses its own options (benchmarks.scale.main), so it has no run.
-    for names, text in (([*cli.TABLES, "scale"], tables), (cli.DIAGNOSTICS, diagnostics)):
-        for name in names:
-            (line,) = [line for line in text.splitlines()
-                       if line.split()[:1] == [name]]
-            assert len(line.split()) > 3
-    assert set(cli.RUNS) == set(cli.TABLES) | set(cli.DIAGNOSTICS)
+    for name in [*cli.TABLES, "scale"]:
+        (line,) = [line for line in tables.splitlines()
+                   if line.split()[:1] == [name]]
+        assert len(line.split()) > 3
+    assert set(cli.RUNS) == set(cli.TABLES)
 
 
 # --------------------------------------------------------------------------
@@ -551,46 +548,8 @@ def test_memory_table_judges_only_the_global_fit_against_1_gib():
 
 
 # --------------------------------------------------------------------------
-# The diagnostics (exact, fit-time) and the shipped table
+# The shipped table
 # --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("tasks", [None, np.arange(120) % 2])
-def test_exact_problem_is_the_one_the_fit_solved(tasks):
-    from benchmarks.diagnostics.exact import triplet_matrices
-    from metric_learn_scml import MultiTaskSCML_Supervised
-    X, y = make_classification(n_samples=120, n_features=4, n_informative=3,
-                               n_redundant=0, n_classes=3, random_state=2)
-    if tasks is None:
-        model = SCML_Supervised(beta=1e-3, n_basis=40, solver="rda", random_state=0).fit(X, y)
-    else:
-        model = MultiTaskSCML_Supervised(beta=1e-3, n_basis=40, random_state=0).fit(X, y, tasks)
-    W = np.atleast_2d(model.weights_)
-    matrices = triplet_matrices(model, X, y, tasks)
-    value = sum(np.maximum(0, 1 + G @ w).mean() for G, w in zip(matrices, W))
-    value += 1e-3 * np.linalg.norm(W, axis=0).sum()
-    # The solver's own objective of its solution, in its own units.
-    assert value == pytest.approx(model.objective_, rel=1e-5)
-
-
-def test_exact_optimum_solves_the_objective_and_beats_rda():
-    pytest.importorskip("cvxpy")
-    from benchmarks.diagnostics.exact import exact_optimum, n_active, triplet_matrices
-    from metric_learn_scml import MultiTaskSCML_Supervised
-    X, y = make_classification(n_samples=120, n_features=4, n_informative=3,
-                               n_redundant=0, n_classes=3, random_state=2)
-    tasks = np.arange(120) % 2
-    model = MultiTaskSCML_Supervised(beta=1e-3, n_basis=40, random_state=0).fit(X, y, tasks)
-    matrices = triplet_matrices(model, X, y, tasks)
-    weights, value = exact_optimum(matrices, 1e-3)
-    assert weights.shape == model.weights_.shape and np.all(weights >= 0)
-    # The conic program is the objective (a sign slip in g or in the margin
-    # would not give the same value) ...
-    assert value == pytest.approx(sum(np.maximum(0, 1 + G @ w).mean() for G, w in zip(
-        matrices, weights)) + 1e-3 * np.linalg.norm(weights, axis=0).sum(), rel=1e-5)
-    # ... and its optimum is no worse than the RDA solution.
-    assert value <= model.objective_ + 1e-6
-    assert 0 < n_active(weights) <= weights.shape[1]
 
 
 def test_shipped_defaults_table_on_iris():
@@ -713,38 +672,6 @@ def test_breadth_evaluate_reuses_the_splits_and_scaling():
                               n_splits=1)
     assert errors == pytest.approx({"iris": _euclidean_error(load_iris),
                                     "wine": _euclidean_error(load_wine)})
-
-
-def test_global_exactness_rows_compare_the_default_with_the_optimum():
-    from benchmarks.diagnostics import exact
-    row, = exact.compare_global(["wine"], verbose=False)
-    assert set(row) == set(exact.GLOBAL_COLUMNS)
-    # The optimum of the same problem: never above the default's objective,
-    # and certified.
-    assert row["objective_ratio"] >= 1 - 1e-9
-    assert 0 <= row["dual_gap"] <= 1e-6 * row["exact_objective"]
-    assert row["exact_active"] >= 1 and row["points"] == 124
-
-
-def test_fit_time_compares_two_packages_in_their_own_processes(toy, tmp_path, capsys,
-                                                                monkeypatch):
-    monkeypatch.setattr(fit_time, "ROUNDS", 1)
-    root = BENCHMARKS.parent
-    assert cli.main(["fit-time", "--datasets", "toy", "--splits", "1", "--baseline",
-                     str(root), "--out", str(tmp_path)]) == 0
-    (row,) = results.read_csv(tmp_path / "fit_time.csv")
-    assert row["dataset"] == "toy" and row["current_seconds"] > 0
-    assert row["ratio"] == pytest.approx(row["current_seconds"] / row["baseline_seconds"],
-                                         abs=0.01)
-    assert "| toy |" in capsys.readouterr().out
-    assert (tmp_path / "fit_time_run.json").exists()
-
-
-def test_fit_time_needs_a_folder_holding_the_package(tmp_path):
-    with pytest.raises(SystemExit, match="--baseline must be a folder holding"):
-        fit_time.check_baseline(tmp_path)
-    with pytest.raises(SystemExit, match="fit-time needs --baseline"):
-        cli.main(["fit-time", "--out", str(tmp_path)])
 
 
 # A fixed table of paired differences (points), checked against scipy.stats.
