@@ -113,22 +113,15 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
         validate_value(name, value, GRID_CONSTRAINTS[name])
     if betas is not None:
         betas = check_betas(betas)
-    model = SCML_Supervised(basis=basis, n_basis=n_basis, k_genuine=k_genuine,
-                            k_impostor=k_impostor, neighbors=neighbors,
-                            random_state=random_state)
+    model = _PathChecks(basis=basis, n_basis=n_basis, k_genuine=k_genuine,
+                        k_impostor=k_impostor, neighbors=neighbors,
+                        random_state=random_state)
     model._start_fit()
-    try:
-        X, y = validate_supervised(model, X, y)
-        path = LabelledPath(
-            X, y, path_basis(model._path_settings(X.shape[1]), X, y,
-                             model._rng),
-            k_genuine, k_impostor, model._rng, neighbors)
-        basis = path.basis
-    except (TypeError, ValueError) as error:
-        # The messages name the learner that checks them; the user called
-        # scml_path.
-        raise type(error)(str(error).replace(type(model).__name__,
-                                             "scml_path")) from None
+    X, y = validate_supervised(model, X, y)
+    path = LabelledPath(
+        X, y, path_basis(model._path_settings(X.shape[1]), X, y, model._rng),
+        k_genuine, k_impostor, model._rng, neighbors)
+    basis = path.basis
     largest = path.beta_max()
     if not largest > 0:
         warn_no_order("scml_path")
@@ -149,6 +142,14 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
             "well scaled." % (", ".join("%.3g" % b for b in betas[loose]),
                              EXACT_GAP_TOL), ConvergenceWarning)
     return betas, weights, gaps, basis
+
+
+# The learner whose checks scml_path runs, named for it: every message of
+# those checks (and of scikit-learn's, which name the estimator's class)
+# names the function the user called.
+_PathChecks = type("scml_path", (SCML_Supervised,), {
+    "__module__": __name__,
+    "__doc__": "SCML_Supervised's checks of scml_path's inputs."})
 
 
 def warn_no_order(who):
