@@ -160,7 +160,9 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
     lp.start(weights)
     margins = problem.margins(weights)
     alpha = np.where(margins > 0, upper, 0.0)
-    _, best_value, dual = problem.duality_gap(weights, beta, alpha, margins)
+    gradient = problem.gradient(alpha)
+    _, best_value, dual = problem.duality_gap(weights, beta, alpha, margins,
+                                              gradient)
     best = weights
     # Three kinds of rows: explicit ones, near the margin; folded ones, well
     # past it, whose alpha is 1/N_t at the optimum, so that they enter as
@@ -170,7 +172,7 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
     folded = margins > MARGIN_BAND
     active = np.flatnonzero(weights.any(axis=0))
     lp.atoms.add(active, weights[:, active])
-    price(lp.atoms, problem.gradient(alpha), beta)
+    price(lp.atoms, gradient, beta)
     # No optimum has beta * ||W_k|| above P(0) = T: this bound cuts none;
     # it keeps the LP bounded while folded rows, taken as linear, would
     # reward growing a weight without end. Below beta = 1e-6 (at 0 there is
