@@ -155,7 +155,7 @@ class ScipyLP:
         their alpha. ``gradient`` is the :math:`V` of the folded rows."""
         problem = self.problem
         row_ids = np.flatnonzero(self.rows)
-        sizes = problem.task_sizes[problem.tasks[row_ids]].astype(float)
+        sizes = problem.sizes[row_ids].astype(float)
         amounts, a = dual_form_lp(
             self.atoms.block(problem, row_ids), sizes,
             problem.task_sizes.mean(), self.atoms.costs(gradient, beta), bound)
@@ -247,7 +247,7 @@ class HighsLP:
 
     def _weight(self, ids):
         """:math:`\bar N / N_t` of the triplets ``ids``."""
-        return self.scale / self.problem.task_sizes[self.problem.tasks[ids]]
+        return self.scale / self.problem.sizes[ids]
 
     def _basic(self, kind):
         """Which model ``kind`` ('row' or 'col') entries are basic; none
@@ -357,8 +357,8 @@ class HighsLP:
         amounts = clean_weights(-np.asarray(solution.row_dual))
         triplet = self.columns >= 0
         row_ids = self.columns[triplet]
-        alpha = np.clip(np.asarray(solution.col_value)[triplet], 0.0, 1.0
-                        ) / self.problem.task_sizes[self.problem.tasks[row_ids]]
+        alpha = np.clip(np.asarray(solution.col_value)[triplet], 0.0,
+                        1.0) / self.problem.sizes[row_ids]
         return (self.atoms.weights(amounts, self.problem.n_basis), row_ids,
                 alpha)
 

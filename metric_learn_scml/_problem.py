@@ -242,8 +242,9 @@ class HingeProblem:
         self.n_tasks = self.task_offsets.shape[0] - 1
         self.task_sizes = np.diff(self.task_offsets)
         self.tasks = np.repeat(np.arange(self.n_tasks), self.task_sizes)
-        # alpha's upper bound 1 / N_t, triplet by triplet
-        self.upper = 1.0 / np.maximum(self.task_sizes, 1)[self.tasks]
+        # N_t and alpha's upper bound 1 / N_t, triplet by triplet
+        self.sizes = np.maximum(self.task_sizes, 1)[self.tasks]
+        self.upper = 1.0 / self.sizes
 
     def rows(self, ids, columns=None):
         """:math:`g_c` of the triplets ``ids`` (on ``columns``), float64."""
@@ -262,28 +263,35 @@ class HingeProblem:
                    (pair_offsets[task], pair_offsets[task + 1]))
 
     def margins(self, weights):
-        r""":math:`1 + W_t \cdot g_c` of every triplet, shape (n_triplets,)."""
-        weights = np.atleast_2d(weights)
-        margins = np.empty(self.n_triplets)
+        r""":math:`1 + W_t \cdot g_c` of every triplet: shape (n_triplets,)
+        for one point ``W`` (``(T, K)`` or ``(K,)``), (L, n_triplets) for L
+        points at once (``(L, T, K)``)."""
+        weights = np.asarray(weights)
+        points = weights if weights.ndim == 3 else np.atleast_2d(weights)[None]
+        margins = np.empty((points.shape[0], self.n_triplets))
         for task, rows, (start, stop) in self._blocks():
             distances = self.differences.distances(
-                weights[task], start, stop)[0] / self.scale
+                points[:, task], start, stop) / self.scale
             own = self.triplet_pairs[rows] - start
-            margins[rows] = 1.0 + distances[own[:, 0]] - distances[own[:, 1]]
-        return margins
+            margins[:, rows] = (1.0 + distances[:, own[:, 0]]
+                                - distances[:, own[:, 1]])
+        return margins if weights.ndim == 3 else margins[0]
 
     def loss(self, margins):
-        """Sum over tasks of the mean hinge, from :meth:`margins`."""
-        return float(np.dot(np.maximum(margins, 0.0), self.upper))
+        """Sum over tasks of the mean hinge, from :meth:`margins` (one
+        value per point)."""
+        return np.maximum(margins, 0.0) @ self.upper
 
     @staticmethod
     def penalty(weights):
-        r""":math:`\sum_k \|W_{:,k}\|_2` (:math:`\|w\|_1` for one task)."""
-        return float(np.linalg.norm(np.atleast_2d(weights), axis=0).sum())
+        r""":math:`\sum_k \|W_{:,k}\|_2` (:math:`\|w\|_1` for one task), per
+        point of ``(L, T, K)``."""
+        return np.linalg.norm(np.atleast_2d(weights), axis=-2).sum(axis=-1)
 
     def objective(self, weights, beta):
         """:math:`P(W)` (``beta`` in the units of the problem)."""
-        return float(self.objectives(np.atleast_2d(weights)[None], [beta])[0])
+        return float(self.loss(self.margins(weights))
+                     + beta * self.penalty(weights))
 
     def objectives(self, weights, betas):
         """:math:`P` at several points at once (a path, a grid of betas):
@@ -292,16 +300,8 @@ class HingeProblem:
         weights = np.asarray(weights)
         if weights.ndim == 2:
             weights = weights[:, None, :]
-        values = np.asarray(betas) * np.linalg.norm(weights, axis=1).sum(axis=1)
-        for task, rows, (start, stop) in self._blocks():
-            if self.task_sizes[task] == 0:
-                continue
-            distances = self.differences.distances(
-                weights[:, task], start, stop) / self.scale
-            own = self.triplet_pairs[rows] - start
-            values += np.maximum(1.0 + distances[:, own[:, 0]]
-                                 - distances[:, own[:, 1]], 0.0).mean(axis=1)
-        return values
+        return (self.loss(self.margins(weights))
+                + np.asarray(betas) * self.penalty(weights))
 
     def gradient(self, alpha, ids=None):
         r""":math:`V(\alpha)`, ``T x K``: :math:`v_{tk} = \sum_{c \in C_t}
@@ -347,7 +347,7 @@ class HingeProblem:
             The feasible dual point.
         """
         margins = self.margins(weights) if margins is None else margins
-        primal = self.loss(margins) + beta * self.penalty(weights)
+        primal = float(self.loss(margins) + beta * self.penalty(weights))
         if alpha is None:
             alpha = np.where(margins > 0, self.upper, 0.0)
         if gradient is None:
