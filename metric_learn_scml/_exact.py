@@ -77,8 +77,9 @@ checks the whole problem:
 
 - a triplet outside the row set with :math:`1 + W_t \cdot g_c > 0` is
   violated: add it (cutting planes); triplets well past the margin are
-  folded in at :math:`\alpha_c = 1/N_t` as one linear term, and one that
-  the new point moves inside the margin becomes explicit;
+  folded into one row per task, the hinge of their sum
+  (:func:`~metric_learn_scml._lp.folded_rows`), and one that the new point
+  moves inside the margin becomes explicit;
 - an atom of reduced cost :math:`\beta - \|u_k\| < 0` would lower the
   objective: add it (column generation);
 
@@ -166,20 +167,13 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
     best = weights
     # Three kinds of rows: explicit ones, near the margin; folded ones, well
     # past it, whose alpha is 1/N_t at the optimum, so that they enter as
-    # one linear term (their gradient); the rest, well inside, with alpha
-    # 0. Both guesses are checked after each LP.
+    # one row per task (folded_rows); the rest, well inside, with alpha 0.
+    # Both guesses are checked after each LP.
     explicit = np.abs(margins) <= MARGIN_BAND
     folded = margins > MARGIN_BAND
     active = np.flatnonzero(weights.any(axis=0))
     lp.atoms.add(active, weights[:, active])
     price(lp.atoms, gradient, beta)
-    # No optimum has beta * ||W_k|| above P(0) = T: this bound cuts none;
-    # it keeps the LP bounded while folded rows, taken as linear, would
-    # reward growing a weight without end. Below beta = 1e-6 (at 0 there is
-    # no such bound) T * 1e6 in these units, where the entries of g are of
-    # order one, is beyond any weight a unit margin asks for; HiGHS failed
-    # on iris at beta = 0 with 1e9.
-    bound = problem.n_tasks / max(beta, 1e-6)
     n_rounds = 0
     while n_rounds < max_rounds:
         n_rounds += 1
@@ -187,9 +181,7 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
         # basic ones): every row it holds is explicit.
         in_lp = lp.set_rows(explicit)
         folded &= ~in_lp
-        alpha = np.where(folded, upper, 0.0)
-        weights, row_ids, alpha[row_ids] = lp.solve(problem.gradient(alpha),
-                                                     beta, bound)
+        weights, row_ids, alpha = lp.solve(folded, beta)
         margins = problem.margins(weights)
         gradient = problem.gradient(alpha)
         gap, value, feasible = problem.duality_gap(weights, beta, alpha,

@@ -23,17 +23,11 @@ from ._defaults import SAME_DIRECTION, ZERO_WEIGHT
 
 
 class Atoms:
-    """The atoms :math:`(k, d)` of a working set: elements and directions.
-
-    Each atom has a ``uid`` that never changes while it lives (positions
-    do, as atoms leave).
-    """
+    """The atoms :math:`(k, d)` of a working set: elements and directions."""
 
     def __init__(self, n_tasks):
         self.columns = np.zeros(0, dtype=np.intp)
         self.directions = np.zeros((n_tasks, 0))
-        self.uids = np.zeros(0, dtype=np.intp)
-        self._next = 0
 
     def add(self, columns, directions):
         """Add unit ``directions`` (``T x n``) of ``columns``, except those
@@ -48,15 +42,12 @@ class Atoms:
         n_new = int(new.sum())
         self.columns = np.concatenate([self.columns, columns[new]])
         self.directions = np.hstack([self.directions, directions[:, new]])
-        self.uids = np.concatenate([self.uids, self._next + np.arange(n_new)])
-        self._next += n_new
         return n_new
 
     def remove(self, drop):
         """Remove the atoms at the positions where ``drop`` is True."""
         self.columns = self.columns[~drop]
         self.directions = self.directions[:, ~drop]
-        self.uids = self.uids[~drop]
 
     def block(self, problem, ids, atoms=slice(None)):
         """The rows of triplets ``ids`` on the ``atoms``: :math:`d_t g_{ck}`."""
@@ -67,11 +58,10 @@ class Atoms:
             block *= directions[problem.tasks[ids]]
         return block
 
-    def costs(self, gradient, beta):
-        r"""Each atom's cost :math:`\beta + d \cdot V_{:,k}` (``gradient``
-        the :math:`V` of the rows folded in)."""
-        return beta + np.einsum("ta,ta->a", self.directions,
-                                gradient[:, self.columns])
+    def aggregate(self, gradient):
+        r"""Each task's row :math:`d_t V_{t,k}` on the atoms, ``T x A``
+        (``gradient`` the :math:`V` of the rows folded in)."""
+        return self.directions * gradient[:, self.columns]
 
     def weights(self, amounts, n_basis):
         r""":math:`W_{:,k} = \sum_j r_{kj} d_{kj}`, ``T x K``."""
@@ -79,21 +69,20 @@ class Atoms:
                          for row in self.directions])
 
 
-def dual_form_lp(block, row_sizes, scale, costs, bound):
+def dual_form_lp(block, row_sizes, scale, beta):
     r"""The working-set LP of the exact phases, solved in its dual form.
 
-    The primal is :math:`\min_{x \ge 0} \sum_c \xi_c / N_c + \text{cost}
-    \cdot x` with :math:`\xi_c \ge 1 + (\text{block}\, x)_c`,
-    :math:`\xi \ge 0` and every :math:`x \le` ``bound``: ``block``
-    (``m x A``) holds the rows of the explicit triplets on the columns
+    The primal is :math:`\min_{x \ge 0} \sum_c \xi_c / N_c + \beta
+    \sum_j x_j` with :math:`\xi_c \ge 1 + (\text{block}\, x)_c` and
+    :math:`\xi \ge 0`: ``block`` (``m x A``) holds the rows of the LP's
+    triplets (and of the folded ones, :func:`folded_rows`) on the columns
     (elements, or mt-SCML's atoms), ``row_sizes`` the :math:`N_t` of each
-    row's task, ``costs`` (``A``) :math:`\beta` plus the gradient of the
-    triplets folded in. HiGHS solves the dual (``A`` rows; ``m``
-    box-bounded columns :math:`a_c = N_t \alpha_c \in [0, 1]`, and ``A``
-    columns :math:`\mu \ge 0` for the bounds): its basis is ``A x A``
-    where the primal form's is ``m x m`` (the slacks add a column per
-    triplet), several times faster here since ``m`` is the larger. The
-    columns' values are the multipliers of its rows.
+    row's task (the size that gives a folded row its weight). HiGHS
+    solves the dual (``A`` rows; ``m`` box-bounded columns :math:`a_c =
+    N_t \alpha_c \in [0, 1]`): its basis is ``A x A`` where the primal
+    form's is ``m x m`` (the slacks add a column per triplet), several
+    times faster here since ``m`` is the larger. The rows' multipliers
+    are the weights :math:`x`.
 
     In units of :math:`a` (in :math:`[0, 1]`) and multiplied by ``scale``
     (the mean :math:`N_t`) the LP's numbers are of order one, as HiGHS'
@@ -107,17 +96,39 @@ def dual_form_lp(block, row_sizes, scale, costs, bound):
     m, n_columns = block.shape
     row_weights = scale / row_sizes
     result = linprog(
-        np.concatenate([-row_weights, np.full(n_columns, bound)]),
-        A_ub=np.hstack([-(block * row_weights[:, None]).T,
-                        -np.eye(n_columns)]),
-        b_ub=costs * scale,
-        bounds=[(0, 1)] * m + [(0, None)] * n_columns,
+        -row_weights, A_ub=-(block * row_weights[:, None]).T,
+        b_ub=np.full(n_columns, beta * scale), bounds=(0, 1),
         method="highs-ds", options={"presolve": False})
     if result.status != 0:
         raise RuntimeError("HiGHS could not solve the SCML working-set LP: %s"
                            % result.message)
-    return (clean_weights(-result.ineqlin.marginals),
-            np.clip(result.x[:m], 0.0, 1.0))
+    return clean_weights(-result.ineqlin.marginals), np.clip(result.x, 0.0, 1.0)
+
+
+def folded_rows(problem, folded):
+    r"""The triplets ``folded`` in, each task's as one aggregate row.
+
+    Past the margin a triplet's hinge is linear, and the LP's other rows
+    are few; the folded ones of task :math:`t` enter as one row, the hinge
+    of their sum, :math:`[\sum_{c \in F_t} (1 + W_t \cdot g_c)/N_t]_+`: a
+    lower bound on their hinges' sum (equal while all stay past the
+    margin) that, unlike the sum itself, cannot fall below zero, so that
+    the LP cannot trade them for unbounded weights. In the dual, the
+    folded triplets of a task share one :math:`a \in [0, 1]`
+    (:math:`\alpha_c = a / N_t`). Returns their :math:`V` at :math:`a = 1`
+    (``T x K``) and their :math:`\sum_c 1/N_t` per task.
+    """
+    alpha = np.where(folded, problem.upper, 0.0)
+    return (problem.gradient(alpha),
+            np.bincount(problem.tasks, alpha, problem.n_tasks))
+
+
+def triplet_alpha(problem, folded, share, row_ids, a):
+    r""":math:`\alpha` of every triplet: the LP's rows ``row_ids`` at
+    ``a``, the folded ones at their task's ``share``, the rest 0."""
+    alpha = np.where(folded, problem.upper * share[problem.tasks], 0.0)
+    alpha[row_ids] = np.clip(a, 0.0, 1.0) / problem.sizes[row_ids]
+    return alpha
 
 
 def clean_weights(weights):
@@ -150,17 +161,24 @@ class ScipyLP:
         self.rows = explicit.copy()
         return self.rows
 
-    def solve(self, gradient, beta, bound):
+    def solve(self, folded, beta):
         """The restricted optimum: weights (T, K), the LP's row ids and
-        their alpha. ``gradient`` is the :math:`V` of the folded rows."""
+        the alpha of every triplet (:func:`folded_rows`)."""
         problem = self.problem
         row_ids = np.flatnonzero(self.rows)
-        sizes = problem.sizes[row_ids].astype(float)
+        gradient, mass = folded_rows(problem, folded)
+        tasks = np.flatnonzero(mass > 0)
+        sizes = np.concatenate([problem.sizes[row_ids], 1.0 / mass[tasks]])
         amounts, a = dual_form_lp(
-            self.atoms.block(problem, row_ids), sizes,
-            problem.task_sizes.mean(), self.atoms.costs(gradient, beta), bound)
+            np.vstack([self.atoms.block(problem, row_ids),
+                       self.atoms.aggregate(gradient)[tasks]
+                       / mass[tasks, None]]), sizes,
+            problem.task_sizes.mean(), beta)
+        share = np.zeros(problem.n_tasks)
+        share[tasks] = a[row_ids.shape[0]:]
         return (self.atoms.weights(amounts, problem.n_basis), row_ids,
-                a / sizes)
+                triplet_alpha(problem, folded, share, row_ids,
+                              a[:row_ids.shape[0]]))
 
 
 def _import_highspy():
@@ -218,19 +236,19 @@ def _silent_highs(highspy):
 class HighsLP:
     r"""The working-set LPs of one problem in one persistent HiGHS model.
 
-    The model is :func:`dual_form_lp`'s dual form: a column
-    :math:`a_c = N_t \alpha_c \in [0, 1]` per explicit triplet (objective
-    :math:`-\bar N / N_t`, :math:`\bar N` the mean task size), a row per
-    atom (:math:`-\sum_c (\bar N / N_t)\, d_t g_{ck}\, a_c - \mu \le \bar N
-    \text{cost}`) and its bound column :math:`\mu \ge 0`. Between solves
-    the working set changes by additions and deletions that keep HiGHS'
-    basis valid: rows (triplets) that leave are deleted only while
-    non-basic (at 0 or 1; a basic one is on the margin and stays), atoms
-    only when their element has zero weight and their slack is basic, and
-    new ones enter non-basic. Each solve then starts from the last optimal
-    basis, within a ``beta`` and along a path; scipy's ``linprog`` cannot
-    take a starting basis. Needs the ``highspy`` package (the ``highs``
-    extra).
+    The model is :func:`dual_form_lp`'s dual form: first a column per task
+    for its folded rows (:func:`folded_rows`), then a column :math:`a_c =
+    N_t \alpha_c \in [0, 1]` per explicit triplet (objective :math:`-\bar N
+    / N_t`, :math:`\bar N` the mean task size), and a row per atom
+    (:math:`-\sum_c (\bar N / N_t)\, d_t g_{ck}\, a_c \le \bar N \beta`).
+    Between solves the working set changes by additions and deletions
+    that keep HiGHS' basis valid: rows (triplets) that leave are deleted
+    only while non-basic (at 0 or 1; a basic one is on the margin and
+    stays), atoms only when their element has zero weight and their slack
+    is basic, and new ones enter non-basic. Each solve then starts from
+    the last optimal basis, within a ``beta`` and along a path; scipy's
+    ``linprog`` cannot take a starting basis. Needs the ``highspy``
+    package (the ``highs`` extra).
     """
 
     def __init__(self, problem, highspy):
@@ -239,21 +257,27 @@ class HighsLP:
         self.model = _silent_highs(highspy)
         self.atoms = Atoms(problem.n_tasks)
         self.n_modelled = 0            # atoms[:n_modelled] are model rows
-        # Per model column: its triplet's id, or -1 - uid for an atom's mu.
+        self.first = n = problem.n_tasks   # the folded rows' columns
+        self.model.addCols(n, np.zeros(n), np.zeros(n), np.zeros(n), 0,
+                           np.zeros(n, np.int32), np.zeros(0, np.int32),
+                           np.zeros(0))
+        # The triplet of each model column after the folded ones.
         self.columns = np.zeros(0, dtype=np.intp)
         self.rows = np.zeros(problem.n_triplets, dtype=bool)
         self.scale = problem.task_sizes.mean()
-        self.bound = None
 
     def _weight(self, ids):
         """:math:`\bar N / N_t` of the triplets ``ids``."""
         return self.scale / self.problem.sizes[ids]
 
     def _basic(self, kind):
-        """Which model ``kind`` ('row' or 'col') entries are basic; none
-        without a valid basis (then no deletion can spoil one)."""
+        """Which model rows (``kind='row'``) or triplet columns (``'col'``)
+        are basic; none without a valid basis (then no deletion can spoil
+        one)."""
         basis = self.model.getBasis()
         statuses = getattr(basis, kind + "_status")
+        if kind == "col":
+            statuses = statuses[self.first:]
         if not basis.valid:
             return np.zeros(len(statuses), dtype=bool)
         basic = self.highspy.HighsBasisStatus.kBasic
@@ -269,25 +293,16 @@ class HighsLP:
         if drop.any():
             indices = np.flatnonzero(drop).astype(np.int32)
             self.model.deleteRows(indices.shape[0], indices)
-            self._delete_columns(np.isin(-1 - self.columns,
-                                         self.atoms.uids[drop])
-                                 & (self.columns < 0))
             self.atoms.remove(drop)
             self.n_modelled -= indices.shape[0]
 
-    def _delete_columns(self, drop):
-        if drop.any():
-            indices = np.flatnonzero(drop).astype(np.int32)
-            self.model.deleteCols(indices.shape[0], indices)
-            self.columns = self.columns[~drop]
-
     def set_rows(self, explicit):
-        triplet = self.columns >= 0
-        if triplet.any():
-            leave = triplet & ~self._basic("col")
-            leave[triplet] &= ~explicit[self.columns[triplet]]
+        leave = ~self._basic("col") & ~explicit[self.columns]
+        if leave.any():
+            indices = (self.first + np.flatnonzero(leave)).astype(np.int32)
+            self.model.deleteCols(indices.shape[0], indices)
             self.rows[self.columns[leave]] = False
-            self._delete_columns(leave)
+            self.columns = self.columns[~leave]
         new = np.flatnonzero(explicit & ~self.rows)
         if new.shape[0]:
             n, k = new.shape[0], self.n_modelled
@@ -302,45 +317,35 @@ class HighsLP:
             self.rows[new] = True
         return self.rows
 
-    def _add_atoms(self, bound):
-        """Model rows (and mu columns) for the atoms not yet modelled."""
+    def _add_atoms(self):
+        """Model rows for the atoms not yet modelled."""
         added = slice(self.n_modelled, self.atoms.columns.shape[0])
-        n = added.stop - added.start
-        first = self.columns.shape[0]
-        self.model.addCols(n, np.full(n, bound), np.zeros(n), np.full(n, np.inf),
-                           0, np.zeros(n, np.int32), np.zeros(0, np.int32),
-                           np.zeros(0))
-        self.columns = np.concatenate([self.columns,
-                                       -1 - self.atoms.uids[added]])
-        positions = np.flatnonzero(self.columns >= 0).astype(np.int32)
-        m = positions.shape[0]
-        triplets = self.columns[positions]
-        block = (-(self.atoms.block(self.problem, triplets, added)
-                   * self._weight(triplets)[:, None]).T if m
+        n, m = added.stop - added.start, self.columns.shape[0]
+        block = (-(self.atoms.block(self.problem, self.columns, added)
+                   * self._weight(self.columns)[:, None]).T if m
                  else np.zeros((n, 0)))
-        indices = np.hstack([np.tile(positions, (n, 1)),
-                             (first + np.arange(n, dtype=np.int32))[:, None]])
-        values = np.hstack([block, -np.ones((n, 1))])
-        self.model.addRows(n, np.full(n, -np.inf), np.zeros(n), values.size,
-                           (np.arange(n) * (m + 1)).astype(np.int32),
-                           indices.ravel().astype(np.int32), values.ravel())
+        self.model.addRows(n, np.full(n, -np.inf), np.zeros(n), block.size,
+                           (np.arange(n) * m).astype(np.int32),
+                           np.tile(self.first + np.arange(m, dtype=np.int32),
+                                   n), block.ravel())
         self.n_modelled = self.atoms.columns.shape[0]
 
-    def solve(self, gradient, beta, bound):
+    def solve(self, folded, beta):
         """As :meth:`ScipyLP.solve`; the model keeps its atoms."""
-        if self.bound != bound:
-            mus = np.flatnonzero(self.columns < 0).astype(np.int32)
-            if mus.shape[0]:
-                self.model.changeColsCost(mus.shape[0], mus,
-                                          np.full(mus.shape[0], bound))
-            self.bound = bound
         if self.atoms.columns.shape[0] > self.n_modelled:
-            self._add_atoms(bound)
-        k = self.n_modelled
+            self._add_atoms()
+        k, tasks = self.n_modelled, np.arange(self.first, dtype=np.int32)
+        gradient, mass = folded_rows(self.problem, folded)
+        for task, row in enumerate(-self.scale
+                                   * self.atoms.aggregate(gradient)):
+            for atom, value in enumerate(row):
+                self.model.changeCoeff(atom, task, value)
+        self.model.changeColsCost(self.first, tasks, -self.scale * mass)
+        self.model.changeColsBounds(self.first, tasks, np.zeros(self.first),
+                                    (mass > 0).astype(float))
         self.model.changeRowsBounds(k, np.arange(k, dtype=np.int32),
                                     np.full(k, -np.inf),
-                                    self.atoms.costs(gradient, beta)
-                                    * self.scale)
+                                    np.full(k, beta * self.scale))
         optimal = self.highspy.HighsModelStatus.kOptimal
         self.model.run()
         status = self.model.getModelStatus()
@@ -354,13 +359,12 @@ class HighsLP:
             raise RuntimeError("HiGHS could not solve the SCML working-set "
                                "LP: %s" % self.model.modelStatusToString(status))
         solution = self.model.getSolution()
-        amounts = clean_weights(-np.asarray(solution.row_dual))
-        triplet = self.columns >= 0
-        row_ids = self.columns[triplet]
-        alpha = np.clip(np.asarray(solution.col_value)[triplet], 0.0,
-                        1.0) / self.problem.sizes[row_ids]
-        return (self.atoms.weights(amounts, self.problem.n_basis), row_ids,
-                alpha)
+        values = np.asarray(solution.col_value)
+        return (self.atoms.weights(clean_weights(-np.asarray(solution.row_dual)),
+                                   self.problem.n_basis), self.columns,
+                triplet_alpha(self.problem, folded,
+                              np.clip(values[:self.first], 0.0, 1.0),
+                              self.columns, values[self.first:]))
 
 
 def working_set_lp(problem):

@@ -105,6 +105,37 @@ def test_kkt_conditions_at_the_solution(seed, make_lp):
     assert objective(-G, weights, beta) > objective(G, weights, beta)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_folded_rows_enter_as_the_hinge_of_their_sum(seed, make_lp):
+    # Every triplet folded (as at W = 0, where all are past the margin) and
+    # some explicit: the restricted LP minimises the explicit hinges, plus
+    # the hinge of the folded ones' sum, plus beta |w|. Its value equals
+    # its dual (the sum of the alpha it returns), is at least 0 (the sum
+    # alone, with no hinge, is unbounded below) and at most the optimum
+    # of the whole problem (it is a relaxation).
+    _, _, problem, G = small_problem(seed)
+    n, k = G.shape
+    beta = 1e-2 * beta_max(problem)
+    lp = make_lp(problem)
+    lp.atoms.add(np.arange(k), np.ones((1, k)))
+    explicit = np.zeros(n, dtype=bool)
+    explicit[::5] = True
+    in_lp = lp.set_rows(explicit)
+    folded = ~in_lp
+    weights, row_ids, alpha = lp.solve(folded, beta)
+    w = weights[0]
+    margins = 1 + G @ w
+    value = (np.maximum(margins[in_lp], 0).sum() / n
+             + max(margins[folded].sum() / n, 0) + beta * w.sum())
+    assert value == pytest.approx(alpha.sum(), rel=1e-6, abs=1e-9)
+    assert 0 <= value <= lp_optimum(G, beta) * (1 + 1e-6)
+    assert np.all((alpha >= 0) & (alpha <= 1.0 / n + 1e-15))
+    # the folded triplets share one alpha
+    assert np.ptp(alpha[folded]) <= 1e-15
+    # alpha is dual-feasible on the LP's columns
+    assert np.all(beta + G.T @ alpha >= -1e-7 * beta - 1e-12)
+
+
 def test_duality_gap_bounds_the_distance_to_the_optimum():
     _, _, problem, G = small_problem(0)
     beta = 1e-2 * beta_max(problem)
@@ -179,8 +210,8 @@ def test_persistent_highs_model_follows_the_working_set():
     assert gaps.max() <= 1e-6
     # what the model holds is what its bookkeeping says
     assert lp.model.getNumRow() == lp.atoms.columns.shape[0] == lp.n_modelled
-    assert lp.model.getNumCol() == lp.columns.shape[0]
-    assert np.array_equal(np.sort(lp.columns[lp.columns >= 0]),
+    assert lp.model.getNumCol() == lp.first + lp.columns.shape[0]
+    assert np.array_equal(np.sort(lp.columns),
                           np.flatnonzero(lp.rows))
     assert lp.rows.sum() < 0.5 * problem.n_triplets
 
