@@ -236,19 +236,22 @@ def _silent_highs(highspy):
 class HighsLP:
     r"""The working-set LPs of one problem in one persistent HiGHS model.
 
-    The model is :func:`dual_form_lp`'s dual form: first a column per task
-    for its folded rows (:func:`folded_rows`), then a column :math:`a_c =
-    N_t \alpha_c \in [0, 1]` per explicit triplet (objective :math:`-\bar N
-    / N_t`, :math:`\bar N` the mean task size), and a row per atom
+    The model is :func:`dual_form_lp`'s dual form: a column :math:`a_c =
+    N_t \alpha_c \in [0, 1]` per explicit triplet (objective :math:`-\bar
+    N / N_t`, :math:`\bar N` the mean task size), one per task for its
+    folded rows (:func:`folded_rows`), and a row per atom
     (:math:`-\sum_c (\bar N / N_t)\, d_t g_{ck}\, a_c \le \bar N \beta`).
     Between solves the working set changes by additions and deletions
     that keep HiGHS' basis valid: rows (triplets) that leave are deleted
     only while non-basic (at 0 or 1; a basic one is on the margin and
     stays), atoms only when their element has zero weight and their slack
-    is basic, and new ones enter non-basic. Each solve then starts from
-    the last optimal basis, within a ``beta`` and along a path; scipy's
-    ``linprog`` cannot take a starting basis. Needs the ``highspy``
-    package (the ``highs`` extra).
+    is basic, and new ones enter non-basic. The folded rows' columns are
+    added anew for each solve, and the last ones are fixed at 0 until they
+    can be deleted (HiGHS changes a coefficient at a time, too slowly for
+    a column over every atom). Each solve then starts from the last
+    optimal basis, within a ``beta`` and along a path; scipy's ``linprog``
+    cannot take a starting basis. Needs the ``highspy`` package (the
+    ``highs`` extra).
     """
 
     def __init__(self, problem, highspy):
@@ -257,12 +260,10 @@ class HighsLP:
         self.model = _silent_highs(highspy)
         self.atoms = Atoms(problem.n_tasks)
         self.n_modelled = 0            # atoms[:n_modelled] are model rows
-        self.first = n = problem.n_tasks   # the folded rows' columns
-        self.model.addCols(n, np.zeros(n), np.zeros(n), np.zeros(n), 0,
-                           np.zeros(n, np.int32), np.zeros(0, np.int32),
-                           np.zeros(0))
-        # The triplet of each model column after the folded ones.
+        # Per model column: its triplet's id; or -1 - t for the folded rows
+        # of task t, and RETIRED for earlier ones, fixed at 0.
         self.columns = np.zeros(0, dtype=np.intp)
+        self.retired = -1 - problem.n_tasks
         self.rows = np.zeros(problem.n_triplets, dtype=bool)
         self.scale = problem.task_sizes.mean()
 
@@ -271,13 +272,10 @@ class HighsLP:
         return self.scale / self.problem.sizes[ids]
 
     def _basic(self, kind):
-        """Which model rows (``kind='row'``) or triplet columns (``'col'``)
-        are basic; none without a valid basis (then no deletion can spoil
-        one)."""
+        """Which model ``kind`` ('row' or 'col') entries are basic; none
+        without a valid basis (then no deletion can spoil one)."""
         basis = self.model.getBasis()
         statuses = getattr(basis, kind + "_status")
-        if kind == "col":
-            statuses = statuses[self.first:]
         if not basis.valid:
             return np.zeros(len(statuses), dtype=bool)
         basic = self.highspy.HighsBasisStatus.kBasic
@@ -296,53 +294,68 @@ class HighsLP:
             self.atoms.remove(drop)
             self.n_modelled -= indices.shape[0]
 
-    def set_rows(self, explicit):
-        leave = ~self._basic("col") & ~explicit[self.columns]
-        if leave.any():
-            indices = (self.first + np.flatnonzero(leave)).astype(np.int32)
+    def _delete_columns(self, drop):
+        if drop.any():
+            indices = np.flatnonzero(drop).astype(np.int32)
             self.model.deleteCols(indices.shape[0], indices)
-            self.rows[self.columns[leave]] = False
-            self.columns = self.columns[~leave]
+            self.columns = self.columns[~drop]
+
+    def set_rows(self, explicit):
+        triplet = self.columns >= 0
+        leave = ~self._basic("col") & ((self.columns == self.retired)
+                                       | triplet)
+        leave[triplet] &= ~explicit[self.columns[triplet]]
+        self.rows[self.columns[leave & triplet]] = False
+        self._delete_columns(leave)
         new = np.flatnonzero(explicit & ~self.rows)
         if new.shape[0]:
-            n, k = new.shape[0], self.n_modelled
             weight = self._weight(new)
-            block = (-self.atoms.block(self.problem, new, slice(0, k))
-                     * weight[:, None] if k else np.zeros((n, 0)))
-            self.model.addCols(n, -weight, np.zeros(n), np.ones(n), n * k,
-                               (np.arange(n) * k).astype(np.int32),
-                               np.tile(np.arange(k, dtype=np.int32), n),
-                               block.ravel())
+            self._add_columns(-weight, np.ones(new.shape[0]),
+                              self.atoms.block(self.problem, new,
+                                               slice(0, self.n_modelled))
+                              * weight[:, None])
             self.columns = np.concatenate([self.columns, new])
             self.rows[new] = True
         return self.rows
 
+    def _add_columns(self, costs, upper, rows):
+        """Columns of these ``costs`` and bounds ``[0, upper]``, whose
+        entries on the atom rows are ``-rows`` (``n x n_modelled``)."""
+        n, k = rows.shape
+        self.model.addCols(n, costs, np.zeros(n), upper, n * k,
+                           (np.arange(n) * k).astype(np.int32),
+                           np.tile(np.arange(k, dtype=np.int32), n),
+                           -rows.ravel())
+
     def _add_atoms(self):
         """Model rows for the atoms not yet modelled."""
         added = slice(self.n_modelled, self.atoms.columns.shape[0])
-        n, m = added.stop - added.start, self.columns.shape[0]
-        block = (-(self.atoms.block(self.problem, self.columns, added)
-                   * self._weight(self.columns)[:, None]).T if m
+        n = added.stop - added.start
+        positions = np.flatnonzero(self.columns >= 0).astype(np.int32)
+        triplets, m = self.columns[positions], positions.shape[0]
+        block = (-(self.atoms.block(self.problem, triplets, added)
+                   * self._weight(triplets)[:, None]).T if m
                  else np.zeros((n, 0)))
         self.model.addRows(n, np.full(n, -np.inf), np.zeros(n), block.size,
                            (np.arange(n) * m).astype(np.int32),
-                           np.tile(self.first + np.arange(m, dtype=np.int32),
-                                   n), block.ravel())
+                           np.tile(positions, n), block.ravel())
         self.n_modelled = self.atoms.columns.shape[0]
 
     def solve(self, folded, beta):
         """As :meth:`ScipyLP.solve`; the model keeps its atoms."""
         if self.atoms.columns.shape[0] > self.n_modelled:
             self._add_atoms()
-        k, tasks = self.n_modelled, np.arange(self.first, dtype=np.int32)
+        k, n_tasks = self.n_modelled, self.problem.n_tasks
+        last = np.flatnonzero(self.columns < 0).astype(np.int32)
+        if last.shape[0]:
+            self.model.changeColsBounds(last.shape[0], last,
+                                        np.zeros(last.shape[0]),
+                                        np.zeros(last.shape[0]))
+            self.columns[last] = self.retired
         gradient, mass = folded_rows(self.problem, folded)
-        for task, row in enumerate(-self.scale
-                                   * self.atoms.aggregate(gradient)):
-            for atom, value in enumerate(row):
-                self.model.changeCoeff(atom, task, value)
-        self.model.changeColsCost(self.first, tasks, -self.scale * mass)
-        self.model.changeColsBounds(self.first, tasks, np.zeros(self.first),
-                                    (mass > 0).astype(float))
+        self._add_columns(-self.scale * mass, (mass > 0).astype(float),
+                          self.scale * self.atoms.aggregate(gradient))
+        self.columns = np.concatenate([self.columns, -1 - np.arange(n_tasks)])
         self.model.changeRowsBounds(k, np.arange(k, dtype=np.int32),
                                     np.full(k, -np.inf),
                                     np.full(k, beta * self.scale))
@@ -359,12 +372,13 @@ class HighsLP:
             raise RuntimeError("HiGHS could not solve the SCML working-set "
                                "LP: %s" % self.model.modelStatusToString(status))
         solution = self.model.getSolution()
-        values = np.asarray(solution.col_value)
+        values = np.clip(np.asarray(solution.col_value), 0.0, 1.0)
+        triplet = self.columns >= 0
+        row_ids = self.columns[triplet]
         return (self.atoms.weights(clean_weights(-np.asarray(solution.row_dual)),
-                                   self.problem.n_basis), self.columns,
+                                   self.problem.n_basis), row_ids,
                 triplet_alpha(self.problem, folded,
-                              np.clip(values[:self.first], 0.0, 1.0),
-                              self.columns, values[self.first:]))
+                              values[-n_tasks:], row_ids, values[triplet]))
 
 
 def working_set_lp(problem):
