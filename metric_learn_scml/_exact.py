@@ -104,7 +104,7 @@ from scipy.linalg import eigh
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from ._defaults import (DENSE_EIGEN_FEATURES, GROUP_GAP_TOL, MARGIN_BAND,
-                        MAX_NEW_COLUMNS, ON_BOUND)
+                        MAX_NEW_COLUMNS, ON_BOUND, START_ATOMS)
 from ._lp import working_set_lp
 from ._newton import refine
 from ._problem import (HingeProblem, SquaredDifferences, pair_coefficients,
@@ -171,7 +171,10 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
     # Both guesses are checked after each LP.
     explicit = np.abs(margins) <= MARGIN_BAND
     folded = margins > MARGIN_BAND
-    active = np.flatnonzero(weights.any(axis=0))
+    # The start's large elements are the first atoms; pricing brings in
+    # any other that the optimum needs.
+    norms = np.linalg.norm(weights, axis=0)
+    active = np.flatnonzero(norms > START_ATOMS * norms.max(initial=0.0))
     lp.atoms.add(active, weights[:, active])
     price(lp.atoms, gradient, beta)
     n_rounds = 0
