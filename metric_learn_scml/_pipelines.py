@@ -55,14 +55,17 @@ def triplet_problem(estimator, triplets, tasks=None, partial=False, y=None):
 
 
 def supervised_problem(estimator, X, y, tasks=None, partial=False,
-                       incremental=False):
+                       incremental=False, choose=None):
     """Points, index triplets grouped by task, and the basis, from labels.
 
     Each task (one, without ``tasks``) gets its ``k_genuine x k_impostor``
     triplets among its own points and its own local discriminative basis;
     the basis is their union. ``beta='auto'`` is resolved here, once each
-    task's triplets are known to exist and before the basis is drawn
-    (:meth:`_FromLabels._choose_beta`).
+    task's triplets are known to exist and before the basis is drawn:
+    ``choose(X, y)`` of each task's points returns a
+    :class:`~metric_learn_scml._selection.BetaSelection` (by default
+    :meth:`_FromLabels._choose_beta`; ``SCML_SupervisedCV`` passes its
+    cross-validation).
 
     ``partial``: a later batch of ``partial_fit``. The basis of the first
     batch is kept, and a task whose points here give no triplet (absent,
@@ -106,8 +109,8 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False,
                 as facts:
             # One selection per task, each the one a single-task model of
             # that task makes, pooled (for mt-SCML) into one beta.
-            selection = pool_selections([estimator._choose_beta(X[rows],
-                                                                y[rows])
+            choose = choose or estimator._choose_beta
+            selection = pool_selections([choose(X[rows], y[rows])
                                          for rows in members])
             facts.update(values_tried=selection.betas,
                          held_out_3nn_errors=selection.errors,

@@ -10,6 +10,7 @@ part, and the model is refitted on all the points at the best
 :math:`\beta`.
 """
 
+import functools
 import numbers
 import warnings
 
@@ -20,6 +21,7 @@ from sklearn.model_selection import StratifiedKFold, check_cv
 
 from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, EXACT_GAP_TOL
 from ._base import single_threaded
+from ._pipelines import supervised_problem
 from ._selection import (BetaSelection, LabelledPath, beta_grid, best_beta,
                          path_basis, path_scores)
 from ._validation import plain, validate_supervised
@@ -347,8 +349,6 @@ class SCML_SupervisedCV(SCML_Supervised):
 
     # Not a parameter: chosen by cross-validation, as alpha in LassoCV.
     beta = "auto"
-    # The groups of the running fit, for a cv splitter (see fit).
-    _groups = None
 
     def __init__(self, betas=None, n_betas=7, eps=1e-5, cv=3, n_jobs=None,
                  k_genuine=3, k_impostor=10, neighbors="auto",
@@ -400,6 +400,7 @@ class SCML_SupervisedCV(SCML_Supervised):
                 "n_jobs=0 runs no job: give None or 1 (one job), a number of "
                 "jobs, or -1 (one per core), as in scikit-learn.")
 
+    @single_threaded
     def fit(self, X, y, groups=None):
         """Choose beta by cross-validation, then fit the metric on all points.
 
@@ -418,18 +419,18 @@ class SCML_SupervisedCV(SCML_Supervised):
         -------
         self
         """
-        self._groups = groups
-        try:
-            return super().fit(X, y)
-        finally:
-            del self._groups
+        self._start_fit()
+        return self._fit_problem(*supervised_problem(
+            self, X, y, choose=functools.partial(self._cross_validate,
+                                                 groups=groups)))
 
-    def _choose_beta(self, X, y):
-        """Cross-validate the grid; set ``betas_`` and ``error_path_``."""
+    def _cross_validate(self, X, y, groups=None):
+        """Cross-validate the grid on the points ``X``; set ``betas_`` and
+        ``error_path_``, and return the choice as a ``BetaSelection``."""
         # The int folds' seed is drawn whatever cv is, so that the draws
         # after it (the basis, each split's seed) match for the same splits.
         rng = self._selection_random_state()
-        splits = cv_splits(self.cv, X, y, self._groups, rng.randint(2 ** 31))
+        splits = cv_splits(self.cv, X, y, groups, rng.randint(2 ** 31))
         settings = self._path_settings(X.shape[1])
         if self.betas is None:
             path = LabelledPath(X, y, path_basis(settings, X, y, rng),
