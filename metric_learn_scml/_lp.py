@@ -94,6 +94,10 @@ def dual_form_lp(block, row_sizes, scale, beta):
     Returns ``(x, a)``.
     """
     m, n_columns = block.shape
+    if m == 0:
+        # No triplet in the LP (every one well inside the margin): the
+        # restricted optimum is W = 0, and linprog takes no empty LP.
+        return np.zeros(n_columns), np.zeros(0)
     row_weights = scale / row_sizes
     result = linprog(
         -row_weights, A_ub=-(block * row_weights[:, None]).T,

@@ -136,6 +136,35 @@ def test_folded_rows_enter_as_the_hinge_of_their_sum(seed, make_lp):
     assert np.all(beta + G.T @ alpha >= -1e-7 * beta - 1e-12)
 
 
+def test_start_with_every_triplet_inside_the_margin(make_lp):
+    # A start that orders every triplet by more than the margin band
+    # leaves the first LP without a row (nothing explicit, nothing folded):
+    # its optimum is W = 0, and the next rounds find the optimum.
+    rng = np.random.RandomState(0)
+    X = rng.randn(30, 3)
+    candidates = rng.randint(30, size=(400, 3))
+    near = np.abs(X[candidates[:, 0], 0] - X[candidates[:, 1], 0])
+    far = np.abs(X[candidates[:, 0], 0] - X[candidates[:, 2], 0])
+    triplets = candidates[far > near + 0.5]   # ordered by feature 0
+    basis = np.vstack([np.eye(3), rng.randn(5, 3)])
+    pairs, triplet_pairs = pair_index(triplets)
+    problem = HingeProblem(SquaredDifferences(X @ basis.T, pairs,
+                                              max_bytes=0), triplet_pairs)
+    P = X @ basis.T
+    G = (np.square(P[triplets[:, 0]] - P[triplets[:, 1]])
+         - np.square(P[triplets[:, 0]] - P[triplets[:, 2]]))
+    start = np.zeros(basis.shape[0])
+    start[0] = 10.0 / -G[:, 0].max()
+    assert np.all(1 + G @ start < -0.1)
+    beta = 1e-2 * beta_max(problem)
+    weights, _, gap, _ = exact_weights(problem, beta, start,
+                                       lp=make_lp(problem))
+    expected = lp_optimum(G, beta)
+    assert objective(G, weights[0], beta) == pytest.approx(expected,
+                                                           rel=1e-6)
+    assert gap <= 1e-6 * expected
+
+
 def test_duality_gap_bounds_the_distance_to_the_optimum():
     _, _, problem, G = small_problem(0)
     beta = 1e-2 * beta_max(problem)
