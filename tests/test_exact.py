@@ -23,7 +23,11 @@ def small_problem(seed, n=40, n_features=4, n_basis=12):
     y = (X[:, 0] + 0.5 * rng.randn(n) > 0).astype(int) + (X[:, 1] > 1)
     basis = rng.randn(n_basis, n_features)
     basis /= np.linalg.norm(basis, axis=1, keepdims=True)
-    triplets = triplets_from_labels(X, y)
+    return (X, basis) + problem_and_rows(X, basis, triplets_from_labels(X, y))
+
+
+def problem_and_rows(X, basis, triplets):
+    """The problem of ``triplets`` on ``basis``, and its rows ``G``."""
     pairs, triplet_pairs = pair_index(triplets)
     # no float32 table: the rows are computed in float64, as G below
     problem = HingeProblem(SquaredDifferences(X @ basis.T, pairs,
@@ -31,7 +35,7 @@ def small_problem(seed, n=40, n_features=4, n_basis=12):
     P = X @ basis.T
     G = (np.square(P[triplets[:, 0]] - P[triplets[:, 1]])
          - np.square(P[triplets[:, 0]] - P[triplets[:, 2]]))
-    return X, basis, problem, G
+    return problem, G
 
 
 def recent_highspy():
@@ -147,12 +151,7 @@ def test_start_with_every_triplet_inside_the_margin(make_lp):
     far = np.abs(X[candidates[:, 0], 0] - X[candidates[:, 2], 0])
     triplets = candidates[far > near + 0.5]   # ordered by feature 0
     basis = np.vstack([np.eye(3), rng.randn(5, 3)])
-    pairs, triplet_pairs = pair_index(triplets)
-    problem = HingeProblem(SquaredDifferences(X @ basis.T, pairs,
-                                              max_bytes=0), triplet_pairs)
-    P = X @ basis.T
-    G = (np.square(P[triplets[:, 0]] - P[triplets[:, 1]])
-         - np.square(P[triplets[:, 0]] - P[triplets[:, 2]]))
+    problem, G = problem_and_rows(X, basis, triplets)
     start = np.zeros(basis.shape[0])
     start[0] = 10.0 / -G[:, 0].max()
     assert np.all(1 + G @ start < -0.1)
