@@ -129,9 +129,10 @@ def folded_rows(problem, folded):
 
 def triplet_alpha(problem, folded, share, row_ids, a):
     r""":math:`\alpha` of every triplet: the LP's rows ``row_ids`` at
-    ``a``, the folded ones at their task's ``share``, the rest 0."""
+    ``a``, the folded ones at their task's ``share`` (both LP values,
+    clipped to [0, 1]), the rest 0."""
     alpha = np.where(folded, problem.upper * share[problem.tasks], 0.0)
-    alpha[row_ids] = np.clip(a, 0.0, 1.0) / problem.sizes[row_ids]
+    alpha[row_ids] = a / problem.sizes[row_ids]
     return alpha
 
 
@@ -265,7 +266,7 @@ class HighsLP:
         self.atoms = Atoms(problem.n_tasks)
         self.n_modelled = 0            # atoms[:n_modelled] are model rows
         # Per model column: its triplet's id; or -1 - t for the folded rows
-        # of task t, and RETIRED for earlier ones, fixed at 0.
+        # of task t, and self.retired for earlier ones, fixed at 0.
         self.columns = np.zeros(0, dtype=np.intp)
         self.retired = -1 - problem.n_tasks
         self.rows = np.zeros(problem.n_triplets, dtype=bool)
