@@ -262,7 +262,7 @@ def parse_args(argv=None):
                 "fast methods; breadth: scikit-learn's datasets, 1 split)")
     option("--splits", type=_positive_int,
            help="random splits per dataset (default: global, local, multitask 20, 2 with "
-                "--quick, slow methods fewer; breadth, small-tasks 3; shipped 5)")
+                "--quick, slow methods fewer; breadth, small-tasks 10; shipped 5)")
     option("--datasets", nargs="+", help="dataset names (default: all, or the quick "
                                          "subset)")
     option("--methods", nargs="+", help="method keys or names, e.g. ours ml_scml lmnn")
