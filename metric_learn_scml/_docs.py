@@ -23,7 +23,9 @@ PARAMETERS = {
         satimage cut into 3 tasks it keeps a quarter of them (557 -> 147)
         at 4 to 12 times RDA's fit time; but its linear programs are dense
         in tasks x triplets, and on four 800-point text tasks a fit took 2
-        to over 10 minutes against RDA's 3 to 10 s, hence not the default. ``'auto'`` is ``'exact'`` up to {{EXACT_MAX_TRIPLETS}} triplets in all
+        to over 10 minutes against RDA's 3 to 10 s (and, with its gap
+        tolerance loosened to 1e-3, 5 minutes for 375 active elements
+        against RDA's 341), hence not the default. ``'auto'`` is ``'exact'`` up to {{EXACT_MAX_TRIPLETS}} triplets in all
         and ``'rda'`` beyond (and at ``beta=0``). A duality gap above
         ``{{EXACT_GAP_TOL}}`` times the objective is not a certificate: the fit then
         warns (``ConvergenceWarning``).""",
