@@ -278,7 +278,7 @@ class _SCMLEstimator(_MetricLearner):
                          random_state=self._rng, verbose=self.verbose,
                          name=type(self).__name__, state=state, **schedule)
             facts.update(iterations=result.n_iter,
-                         active=int(np.count_nonzero(result.weights)))
+                         active=int(np.count_nonzero(result.weights.any(axis=0))))
         if not (np.isfinite(result.state.mean_gradient).all()
                 and np.isfinite(result.weights).all()):
             # (Before anything is kept: the model stays as it was.)
@@ -296,7 +296,7 @@ class _SCMLEstimator(_MetricLearner):
                     self.max_new_elements, self._rng,
                     self.verbose, type(self).__name__)
                 relative_gap = result.dual_gap / max(result.objective, 1e-300)
-                facts.update(active=int(np.count_nonzero(result.weights)),
+                facts.update(active=int(np.count_nonzero(result.weights.any(axis=0))),
                              relative_duality_gap=relative_gap)
             if relative_gap > EXACT_GAP_TOL:
                 warnings.warn(

@@ -86,6 +86,11 @@ def test_exact_phase_is_sparser_than_rda_at_a_lower_objective(wine):
     assert exact.objective_ <= rda.objective_ + 1e-9
     assert exact.n_active_basis_ <= rda.n_active_basis_
     assert np.isnan(rda.dual_gap_) and exact.dual_gap_ <= 1e-6 * exact.objective_
+    # each stage's record counts active elements, as n_active_basis_ does
+    # (not task x element entries)
+    stages = {stage["stage"]: stage for stage in exact.fit_stages_}
+    assert stages["exact phase"]["active"] == exact.n_active_basis_
+    assert exact.n_active_basis_ < np.count_nonzero(exact.weights_)
 
 
 def test_auto_beta_of_like_tasks_is_sqrt_t_times_the_single_task_one():
