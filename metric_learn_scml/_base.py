@@ -315,10 +315,10 @@ class _SCMLEstimator(_MetricLearner):
                 self._rda_state, result.weights, self.beta_ * unit ** 2,
                 self.gamma)
         self.basis_ = basis
-        self.n_iter_ = result.n_iter
-        self.objective_ = result.objective
+        self.n_iter_ = int(result.n_iter)
+        self.objective_ = float(result.objective)
         self.objective_history_ = np.array(result.history)
-        self.dual_gap_ = result.dual_gap
+        self.dual_gap_ = float(result.dual_gap)
         if not (result.converged or incremental):
             warn_not_converged(self)
         if warn_empty and not result.weights.any():

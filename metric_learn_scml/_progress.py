@@ -52,6 +52,9 @@ class FitLog:
             print("[%s] %s" % (self.name, message), flush=True)
 
     def _record(self, stage, seconds, facts):
+        # numpy scalars as Python ones, so that the record serialises as is
+        facts = {key: value.item() if isinstance(value, np.generic) else value
+                 for key, value in facts.items()}
         self.stages.append({"stage": stage, "seconds": seconds, **facts})
         found = "; ".join("%s %s" % (key.replace("_", " "), describe(value))
                           for key, value in facts.items())

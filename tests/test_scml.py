@@ -16,7 +16,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.validation import check_is_fitted
 
 from metric_learn_scml import (LocalSCML, LocalSCML_Supervised, MultiTaskSCML,
-                               MultiTaskSCML_Supervised, SCML, SCML_Supervised)
+                               MultiTaskSCML_Supervised, SCML, SCML_Supervised,
+                               SCML_SupervisedCV)
 from metric_learn_scml._triplets import triplets_from_labels
 
 # Short solver schedules keep these tests fast; whether a fit converges is
@@ -1310,3 +1311,33 @@ def test_fit_stages_of_triplets_local_and_partial_fit(wine_split):
     # each call keeps its own stages (no choice of beta, no basis anew)
     assert [stage["stage"] for stage in model.fit_stages_][0] == \
         "mining triplets"
+
+
+@pytest.mark.parametrize("learner", ["global", "cv", "local", "multitask",
+                                     "triplets"])
+def test_fitted_scalars_and_stage_records_are_python_values(wine, learner):
+    # json.dumps(model.fit_stages_) (arrays aside) and a logged n_iter_
+    # must not meet numpy scalars
+    import json
+    X, y = wine
+    tasks = np.where(X[:, 0] > X[:, 0].mean(), "a", "b")
+    fits = {
+        "global": lambda: SCML_Supervised(random_state=0).fit(X, y),
+        "cv": lambda: SCML_SupervisedCV(n_betas=2, cv=2, random_state=0).fit(
+            X, y),
+        "local": lambda: LocalSCML_Supervised(max_iter=300,
+                                              random_state=0).fit(X, y),
+        "multitask": lambda: MultiTaskSCML_Supervised(
+            solver="exact", random_state=0).fit(X, y, tasks),
+        "triplets": lambda: SCML(beta=1e-4, random_state=0).fit(
+            X[triplets_from_labels(X, y)]),
+    }
+    model = fits[learner]()
+    assert type(model.n_iter_) is int
+    assert type(model.objective_) is float
+    if hasattr(model, "dual_gap_"):
+        assert type(model.dual_gap_) is float
+    for stage in model.fit_stages_:
+        scalars = {key: value for key, value in stage.items()
+                   if not isinstance(value, np.ndarray)}
+        json.dumps(scalars)
