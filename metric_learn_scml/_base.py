@@ -37,7 +37,8 @@ from ._exact import beta_max, exact_phase
 from ._progress import FitLog
 from ._selection import merges_points
 from ._problem import HingeProblem, pair_index, scaled_differences
-from ._solvers import RDAState, components_from_weights, rda, rda_state_for
+from ._solvers import (RDAState, active_columns, components_from_weights,
+                       rda, rda_state_for)
 from ._validation import (PointIndexer, check_basis_array, check_metric_points,
                           check_same_label_type, check_points, forget_fit,
                           no_basis_error, task_labels)
@@ -278,7 +279,7 @@ class _SCMLEstimator(_MetricLearner):
                          random_state=self._rng, verbose=self.verbose,
                          name=type(self).__name__, state=state, **schedule)
             facts.update(iterations=result.n_iter,
-                         active=int(np.count_nonzero(result.weights.any(axis=0))))
+                         active=active_columns(result.weights))
         if not (np.isfinite(result.state.mean_gradient).all()
                 and np.isfinite(result.weights).all()):
             # (Before anything is kept: the model stays as it was.)
@@ -296,7 +297,7 @@ class _SCMLEstimator(_MetricLearner):
                     self.max_new_elements, self._rng,
                     self.verbose, type(self).__name__)
                 relative_gap = result.dual_gap / max(result.objective, 1e-300)
-                facts.update(active=int(np.count_nonzero(result.weights.any(axis=0))),
+                facts.update(active=active_columns(result.weights),
                              relative_duality_gap=relative_gap)
             if relative_gap > EXACT_GAP_TOL:
                 warnings.warn(

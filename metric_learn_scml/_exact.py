@@ -109,7 +109,7 @@ from ._lp import working_set_lp
 from ._newton import refine
 from ._problem import (HingeProblem, SquaredDifferences, pair_coefficients,
                        triplet_scale)
-from ._solvers import SolverResult, report
+from ._solvers import SolverResult, active_columns, report
 
 
 def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
@@ -384,7 +384,7 @@ def exact_phase(X, basis, differences, triplet_pairs, task_offsets, result,
                    "kept, duality gap %.3g" % (error, gap))
             return replace(result, dual_gap=gap), basis
         value = problem.objective(weights, beta / scale)
-        n_active = int(np.count_nonzero(weights.any(axis=0)))
+        n_active = active_columns(weights)
         history.append((result.n_iter, value, n_active))
         report(name, verbose, "exact phase, %d elements: objective %.6f, %d "
                "active, duality gap %.3g (%d rounds)" % (
