@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._defaults import (BATCH_SCALE_RATIO, EXACT_GAP_TOL, EXACT_MAX_TRIPLETS,
-                        EXACT_MAX_TASK_TRIPLETS, SMALL_GAMMA)
+                        SMALL_GAMMA)
 from ._arrays import centred, largest_magnitude
 from ._basis import default_n_basis, distinct_elements, task_basis_size
 from ._exact import beta_max, exact_phase
@@ -215,20 +215,17 @@ class _SCMLEstimator(_MetricLearner):
         return distinct_elements(np.concatenate(
             [build(task, n_basis) for task in range(n_tasks)]))
 
-    def _exact(self, n_triplets, n_tasks):
+    def _exact(self, n_triplets):
         """Whether the fit takes RDA's result to the exact optimum.
 
         Under ``'auto'``: at a positive beta, given or chosen from the data,
-        up to ``EXACT_MAX_TRIPLETS`` triplets (``EXACT_MAX_TASK_TRIPLETS``
-        in all with several tasks, whose linear programs are denser); the
-        paper's model is the sparse optimum of its objective. Not at
-        ``beta=0``, where no bound on the weights keeps the linear program
-        well scaled and its optimum cannot be certified.
+        up to ``EXACT_MAX_TRIPLETS`` (the paper's model is the sparse
+        optimum of its objective); not at ``beta=0``, where no bound on the
+        weights keeps the linear program well scaled and its optimum cannot
+        be certified.
         """
         if self.solver == "auto":
-            limit = (EXACT_MAX_TRIPLETS if n_tasks == 1
-                     else EXACT_MAX_TASK_TRIPLETS)
-            return n_triplets <= limit and self.beta_ > 0
+            return n_triplets <= EXACT_MAX_TRIPLETS and self.beta_ > 0
         return self.solver == "exact"
 
     def _solve(self, X, triplets, task_offsets, basis, incremental=False,
@@ -292,7 +289,7 @@ class _SCMLEstimator(_MetricLearner):
                 "Scale every batch alike (for instance with a StandardScaler "
                 "fitted on the first)." % type(self).__name__)
         self._rda_state, self._unit = result.state, unit
-        if not incremental and self._exact(triplets.shape[0], n_tasks):
+        if not incremental and self._exact(triplets.shape[0]):
             with self._log.stage("exact phase") as facts:
                 result, basis = exact_phase(
                     X * unit, basis, differences, triplet_pairs, task_offsets,

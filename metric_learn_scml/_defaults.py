@@ -81,18 +81,6 @@ MERGE_DIGITS = 9
 # (decision 1), and the commit that set 100,000.
 EXACT_MAX_TRIPLETS = 100_000
 
-# With several tasks, solver='auto' runs the exact phase up to this many
-# triplets in all: each atom of the group LP spans every task, so its
-# columns are as many times denser, and the cones' approximation adds atoms
-# every round. At 42,000-48,000 triplets (satimage in 3 tasks, 20
-# Newsgroups in 4 tasks of 400 points) a fit took 6 to 21 s against RDA's
-# 2 to 5 s and kept 0.2x to 1.9x RDA's elements (the text tasks' optimum
-# is the denser), as accurate; at 96,000 (the 20 Newsgroups tasks of 800
-# points) the phase took 2 to over 6 minutes, against RDA's 10 s.
-# Evidence: NOTES.md, "The multi-task default: the exact optimum up to
-# 50,000 triplets".
-EXACT_MAX_TASK_TRIPLETS = 50_000
-
 # The largest duality gap, relative to the objective, that the learners
 # accept without a warning from either exact phase. The certificate scales
 # the dual point by beta over its worst reduced cost, so it loses about

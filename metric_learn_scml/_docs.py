@@ -12,21 +12,21 @@ from . import _defaults
 
 
 PARAMETERS = {
-    'solver:group': r"""    solver : {'auto', 'exact', 'rda'}, default='auto'
+    'solver:group': r"""    solver : {'rda', 'exact', 'auto'}, default='rda'
         ``'rda'`` is the paper's regularized dual averaging. ``'exact'``
         then takes its result to the exact optimum of the same problem
         (column generation over the directions of the group norm, each
         round a linear program, certified by the duality gap
-        ``dual_gap_``; beyond the paper). ``'auto'`` is ``'exact'`` up to
-        {{EXACT_MAX_TASK_TRIPLETS}} triplets in all ({{EXACT_MAX_TRIPLETS}} with one task) and ``'rda'`` beyond (and
-        at ``beta=0``): the exact phase's linear programs are dense in
-        tasks x triplets. On satimage cut into 3 tasks (42,000 triplets) it
-        keeps a quarter of RDA's elements (840 -> 176 on one split), as
-        accurate, at 4 to 9 times RDA's fit time (8 to 18 s); on the
-        paper's multi-task Vowel data (17,760 triplets) it nearly halves them
-        (153 -> 84 over 20 splits, 3-NN error 7.8 -> 7.4 %) for 0.7 s more
-        per fit (median); on four 800-point text tasks (96,000 triplets, beyond the
-        limit) it took 2 to over 6 minutes against RDA's 10 s. A duality gap above
+        ``dual_gap_``; beyond the paper): on the paper's multi-task Vowel
+        data it halves the active elements (159 -> 84 at the tuned beta,
+        3-NN error 8.0 -> 7.4 %) for 0.3 to 0.7 s more per fit, and on
+        satimage cut into 3 tasks it keeps a quarter of them (557 -> 147)
+        at 4 to 12 times RDA's fit time; but its linear programs are dense
+        in tasks x triplets, and on four 800-point text tasks a fit took 2
+        to over 10 minutes against RDA's 3 to 10 s (and, with its gap
+        tolerance loosened to 1e-3, 5 minutes for 375 active elements
+        against RDA's 341), hence not the default. ``'auto'`` is ``'exact'`` up to {{EXACT_MAX_TRIPLETS}} triplets in all
+        and ``'rda'`` beyond (and at ``beta=0``). A duality gap above
         ``{{EXACT_GAP_TOL}}`` times the objective is not a certificate: the fit then
         warns (``ConvergenceWarning``).""",
     'neighbors': r"""    neighbors : 'auto', None or KNeighborsTransformer, default='auto'

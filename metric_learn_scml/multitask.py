@@ -280,7 +280,7 @@ default='lda'
     MultiTaskSCML : the same model learned from triplets.
     metric_learn_scml.SCML_Supervised : one metric for all the data; with a
         single task, this model gives the same result for the same seed as
-        ``SCML_Supervised(beta=...)`` with the same ``solver``.
+        ``SCML_Supervised(beta=..., solver='rda')`` (both RDA alone).
 
     References
     ----------
@@ -313,7 +313,7 @@ default='lda'
     def __init__(self, k_genuine=3, k_impostor=10, neighbors="auto",
                  beta="auto", basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
-                 batch_size=32, tol=1e-3, n_iter_no_change=4, solver="auto",
+                 batch_size=32, tol=1e-3, n_iter_no_change=4, solver="rda",
                  partial_fit_memory=DEFAULT_MEMORY, verbose=False,
                  preprocessor=None, random_state=None, n_components=None):
         self.k_genuine = k_genuine
@@ -438,7 +438,7 @@ default='triplet_diffs'
 
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
-                 tol=1e-3, n_iter_no_change=4, solver="auto", verbose=False,
+                 tol=1e-3, n_iter_no_change=4, solver="rda", verbose=False,
                  preprocessor=None, random_state=None, n_components=None):
         self.beta = beta
         self.basis = basis

@@ -12,7 +12,6 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 from metric_learn_scml import (SCML, MultiTaskSCML, MultiTaskSCML_Supervised,
                                SCML_Supervised)
@@ -94,37 +93,6 @@ def test_exact_phase_is_sparser_than_rda_at_a_lower_objective(wine):
     assert exact.n_active_basis_ < np.count_nonzero(exact.weights_)
 
 
-def test_default_keeps_no_more_elements_than_the_task_models_together():
-    # Three random tasks of one problem (issue 29): RDA's iterate alone
-    # kept about 4 times the elements of the three single-task models
-    # together (218 against 54). The default's exact phase returns the
-    # certified optimum, whose elements the tasks share.
-    X, y = make_classification(n_samples=300, n_features=8, n_informative=6,
-                               n_redundant=2, n_classes=3,
-                               n_clusters_per_class=2, random_state=0)
-    X = StandardScaler().fit_transform(X)
-    tasks = np.random.RandomState(0).randint(0, 3, len(y))
-    multi = MultiTaskSCML_Supervised(random_state=0).fit(X, y, tasks)
-    together = sum(SCML_Supervised(random_state=0).fit(
-        X[tasks == t], y[tasks == t]).n_active_basis_ for t in range(3))
-    assert 0 < multi.n_active_basis_ <= 1.5 * together
-    assert multi.fit_stages_[-1]["stage"] == "exact phase"
-    assert 0 <= multi.dual_gap_ <= 1e-6 * multi.objective_
-
-
-def test_default_keeps_rda_beyond_its_exact_limit():
-    # 510 points x 100 triplets each: over EXACT_MAX_TASK_TRIPLETS (50,000)
-    # in all, where the group LPs grow too costly.
-    X, y = make_classification(n_samples=510, n_features=5, n_informative=3,
-                               n_redundant=0, n_classes=3, random_state=0)
-    tasks = np.arange(len(y)) % 2
-    model = MultiTaskSCML_Supervised(beta=1e-3, k_genuine=5, k_impostor=20,
-                                     **FAST).fit(X, y, tasks)
-    stages = [stage["stage"] for stage in model.fit_stages_]
-    assert model.fit_stages_[0]["triplets"] == 51_000
-    assert "exact phase" not in stages and np.isnan(model.dual_gap_)
-
-
 def test_auto_beta_of_like_tasks_is_sqrt_t_times_the_single_task_one():
     # T copies of one task: each task's selection is the single-task one,
     # and the group norm of a column the T tasks share is sqrt(T) times
@@ -154,7 +122,7 @@ def test_one_task_equals_scml_on_triplets():
     swap = y[idx[:, 0]] != y[idx[:, 1]]
     idx[swap, 1:] = idx[swap, 1:][:, ::-1]
     single = SCML(**FAST, **SINGLE).fit(X[idx])
-    multi = MultiTaskSCML(**FAST, **SINGLE).fit(X[idx], np.zeros(len(idx)))
+    multi = MultiTaskSCML(**FAST).fit(X[idx], np.zeros(len(idx)))
     np.testing.assert_array_equal(multi.basis_, single.basis_)
     np.testing.assert_allclose(multi.weights_[0], single.weights_)
 
