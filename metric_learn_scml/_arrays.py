@@ -6,6 +6,11 @@ import numpy as np
 from ._defaults import CHUNK_BYTES, OFFSET_RATIO
 
 
+def plain(value):
+    """A numpy scalar as the Python value (for messages and records)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def chunk_rows(n_features):
     """Rows of ``n_features`` float64 values per block of :data:`CHUNK_BYTES`.
 

@@ -194,7 +194,7 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
         if value <= best_value:
             best, best_value = weights, value
         if report_round is not None:
-            report_round(n_rounds, value, int(weights.any(axis=0).sum()), gap,
+            report_round(n_rounds, value, active_columns(weights), gap,
                          row_ids.shape[0], lp.atoms.columns.shape[0])
         if best_value - dual.sum() <= tol * best_value:
             break

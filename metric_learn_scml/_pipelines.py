@@ -15,11 +15,12 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._defaults import BASIS_GROWTH
+from ._arrays import plain
 from ._basis import labels_basis, triplet_basis
 from ._memory import remember, renewed_basis, renewed_state
 from ._selection import PathSettings, pool_selections, select_beta
 from ._triplets import resolve_neighbors, triplets_from_labels
-from ._validation import (check_basis_array, check_tuples, plain,
+from ._validation import (check_basis_array, check_tuples,
                           validate_supervised, validate_triplets)
 from ._constraints import ArrayLike, HasMethods, Interval, Options
 from ._base import random_state_of, single_threaded, triplet_classifier_tags

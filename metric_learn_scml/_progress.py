@@ -13,6 +13,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ._arrays import plain
+
 
 def describe(value):
     """A short text of a recorded value: numbers to 3 digits, arrays as lists."""
@@ -53,8 +55,7 @@ class FitLog:
 
     def _record(self, stage, seconds, facts):
         # numpy scalars as Python ones, so that the record serialises as is
-        facts = {key: value.item() if isinstance(value, np.generic) else value
-                 for key, value in facts.items()}
+        facts = {key: plain(value) for key, value in facts.items()}
         self.stages.append({"stage": stage, "seconds": seconds, **facts})
         found = "; ".join("%s %s" % (key.replace("_", " "), describe(value))
                           for key, value in facts.items())

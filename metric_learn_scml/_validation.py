@@ -19,7 +19,7 @@ from sklearn.utils.validation import validate_data
 
 from ._defaults import MAX_ABS_VALUE, MIN_ABS_VALUE, SCALE_SPREAD_WARNING
 from ._arrays import (binary_scales, chunk_rows, distinct_rows,
-                      largest_magnitude, triplets_to_indices)
+                      largest_magnitude, plain, triplets_to_indices)
 from ._triplets import triplets_from_pairs
 
 
@@ -410,11 +410,6 @@ def check_label_types(y):
                 "y must hold class labels of one type (all strings or all "
                 "numbers), without None: %s. Convert them, e.g. with "
                 "y.astype(str)." % error) from None
-
-
-def plain(value):
-    """A numpy scalar as the Python value, for readable messages."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def require_tasks(estimator, tasks, what, single_task):

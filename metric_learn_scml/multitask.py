@@ -31,6 +31,7 @@ from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._defaults import DEFAULT_MEMORY
+from ._arrays import plain
 from ._base import _SCMLEstimator, single_threaded, triplet_classifier_tags
 from ._pipelines import (_IncrementalFromLabels, incremental_problem,
                          supervised_problem, triplet_problem)
@@ -38,7 +39,7 @@ from ._docs import (AUTO_BETA_ATTRIBUTES, MULTITASK_ATTRIBUTES,
                     MULTITASK_PARAMETERS, PER_TASK_INTERFACE, attributes,
                     parameters)
 from ._solvers import components_from_weights
-from ._validation import (checked_input, plain, require_tasks, task_codes,
+from ._validation import (checked_input, require_tasks, task_codes,
                           warn_score_pairs)
 from ._constraints import Interval, Options
 from ._task_metric import TaskMetric

@@ -32,7 +32,8 @@ from sklearn.utils.validation import (check_consistent_length,
                                       validate_data)
 
 from ._defaults import QUERY_BLOCK
-from ._validation import check_label_types, forget_fit, plain
+from ._arrays import plain
+from ._validation import check_label_types, forget_fit
 from ._constraints import Interval, validate_parameters, validate_value
 
 
