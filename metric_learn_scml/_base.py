@@ -19,6 +19,7 @@ How data flows from ``fit`` to ``components_``:
 """
 
 import functools
+import time
 import warnings
 
 import numpy as np
@@ -30,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._defaults import (BATCH_SCALE_RATIO, EXACT_GAP_TOL, EXACT_MAX_TRIPLETS,
+                        EXACT_MIN_SECONDS, EXACT_TIME_RATIO,
                         SMALL_GAMMA)
 from ._arrays import centred, largest_magnitude
 from ._basis import default_n_basis, distinct_elements, task_basis_size
@@ -158,8 +160,9 @@ class _SCMLEstimator(_MetricLearner):
         "n_iter_no_change": [Interval("int", low=1)],
         "solver": [Options("auto", "exact", "rda")],
         "max_new_elements": [Interval("int", low=0)],
-        # At most n_features, checked with the data (check_n_components).
-        "n_components": [Interval("int", low=1), None],
+        # In [1, n_features], checked with the data (check_n_components,
+        # in metric-learn's words).
+        "n_components": [Interval("int"), None],
     }
 
     def __sklearn_is_fitted__(self):
@@ -257,10 +260,13 @@ class _SCMLEstimator(_MetricLearner):
             warn_batch_scale(self, X)
         # Pairs grouped by task: the objective then computes each task's
         # distances under its own weights only (T times fewer products).
-        pairs, triplet_pairs, pair_offsets = pair_index(triplets, task_offsets)
-        differences, unit = scaled_differences(
-            X, basis, pairs, unit=None if state is None else self._unit,
-            pair_offsets=pair_offsets)
+        with self._log.stage("pair table") as facts:
+            pairs, triplet_pairs, pair_offsets = pair_index(triplets,
+                                                            task_offsets)
+            differences, unit = scaled_differences(
+                X, basis, pairs, unit=None if state is None else self._unit,
+                pair_offsets=pair_offsets)
+            facts.update(pairs=pairs.shape[0], elements=basis.shape[0])
         if incremental:
             # One epoch over the batch's triplets, as scikit-learn's
             # SGD partial_fit; the result is the last iterate. (One step
@@ -272,6 +278,7 @@ class _SCMLEstimator(_MetricLearner):
             schedule = dict(max_iter=self.max_iter,
                             eval_every=self.output_iter)
         with self._log.stage("RDA at beta=%.3g" % self.beta_) as facts:
+            rda_start = time.perf_counter()
             result = rda(differences, triplet_pairs, task_offsets,
                          beta=self.beta_ * unit ** 2, gamma=self.gamma,
                          batch_size=self.batch_size, tol=n_tasks * self.tol,
@@ -280,6 +287,7 @@ class _SCMLEstimator(_MetricLearner):
                          name=type(self).__name__, state=state, **schedule)
             facts.update(iterations=result.n_iter,
                          active=active_columns(result.weights))
+            rda_seconds = time.perf_counter() - rda_start
         if not (np.isfinite(result.state.mean_gradient).all()
                 and np.isfinite(result.weights).all()):
             # (Before anything is kept: the model stays as it was.)
@@ -291,15 +299,25 @@ class _SCMLEstimator(_MetricLearner):
         self._rda_state, self._unit = result.state, unit
         if not incremental and self._exact(triplets.shape[0]):
             with self._log.stage("exact phase") as facts:
+                # 'auto' bounds the phase's cost by RDA's; 'exact' asks
+                # for the certificate whatever it costs.
+                budget = (max(EXACT_TIME_RATIO * rda_seconds,
+                              EXACT_MIN_SECONDS)
+                          if self.solver == "auto" else None)
                 result, basis = exact_phase(
                     X * unit, basis, differences, triplet_pairs, task_offsets,
                     result, self.beta_ * unit ** 2,
                     self.max_new_elements, self._rng,
-                    self.verbose, type(self).__name__)
+                    self.verbose, type(self).__name__, seconds=budget)
                 relative_gap = result.dual_gap / max(result.objective, 1e-300)
                 facts.update(active=active_columns(result.weights),
-                             relative_duality_gap=relative_gap)
-            if relative_gap > EXACT_GAP_TOL:
+                             relative_duality_gap=relative_gap,
+                             certified=bool(result.converged
+                                            and relative_gap <= EXACT_GAP_TOL))
+                if budget is not None:
+                    facts.update(budget_seconds=budget,
+                                 out_of_time=not result.converged)
+            if relative_gap > EXACT_GAP_TOL and result.converged:
                 warnings.warn(
                     "%s's exact phase stopped with a relative duality gap of "
                     "%.2g (above %g): the weights are the best found, not "

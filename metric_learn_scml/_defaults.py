@@ -81,6 +81,17 @@ MERGE_DIGITS = 9
 # (decision 1), and the commit that set 100,000.
 EXACT_MAX_TRIPLETS = 100_000
 
+# Under solver='auto' the exact phase gets EXACT_TIME_RATIO times RDA's
+# time at the same beta, and EXACT_MIN_SECONDS at least; out of time, it
+# returns its best point with the duality gap. Between 1,000 and 5,000
+# points its LPs (thousands of margin triplets on hundreds of elements,
+# seconds each in HiGHS' dual simplex) took 2 to 300 times RDA's time.
+# The floor keeps fits of a fraction of a second independent of the
+# machine's speed: below it, the phase runs to its end as before.
+# Evidence: NOTES.md, "A budget for the exact phase".
+EXACT_TIME_RATIO = 1.0
+EXACT_MIN_SECONDS = 0.5
+
 # The largest duality gap, relative to the objective, that the learners
 # accept without a warning from either exact phase. The certificate scales
 # the dual point by beta over its worst reduced cost, so it loses about

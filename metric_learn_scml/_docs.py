@@ -28,10 +28,12 @@ PARAMETERS = {
         against RDA's 341); on hard data (overlapping classes) even 20,000
         to 45,000 triplets in 3 to 5 tasks took from 13 s to over 5
         minutes, where RDA takes 1 to 3 s, and the optimum was not always
-        sparser; hence not the default. ``'auto'`` is ``'exact'`` up to {{EXACT_MAX_TRIPLETS}} triplets in all
-        and ``'rda'`` beyond (and at ``beta=0``). A duality gap above
-        ``{{EXACT_GAP_TOL}}`` times the objective is not a certificate: the fit then
-        warns (``ConvergenceWarning``).""",
+        sparser; hence not the default. ``'auto'`` runs the exact phase up to {{EXACT_MAX_TRIPLETS}}
+        triplets in all, within a budget of {{EXACT_TIME_RATIO}} times RDA's time ({{EXACT_MIN_SECONDS}}
+        s at least; out of time it keeps its best point and reports the
+        duality gap), and is ``'rda'`` beyond (and at ``beta=0``). A duality
+        gap above ``{{EXACT_GAP_TOL}}`` times the objective after the phase has ended is
+        not a certificate: the fit then warns (``ConvergenceWarning``).""",
     'neighbors': r"""    neighbors : 'auto', None or KNeighborsTransformer, default='auto'
         How the triplets' nearest neighbours are searched. ``None``: exactly
         (scikit-learn's ``NearestNeighbors``; beyond {{MAX_ANCHORS}} points the
@@ -77,7 +79,9 @@ PARAMETERS = {
         Iterations between two evaluations of the full objective (for the
         stopping rule, the best iterate and the ``verbose`` table).""",
     'batch_size': r"""    batch_size : int, default=32
-        Triplets per iteration (at most the number of triplets).""",
+        Triplets per iteration. A batch of every triplet or more is one
+        pass over all of them per iteration (full-batch dual averaging,
+        with no draws).""",
     'tol': r"""    tol : float, default=1e-3
         Improvement of the best objective below which an evaluation counts
         as no progress (absolute: the objective is 1 at ``w = 0``).""",
@@ -100,15 +104,17 @@ PARAMETERS = {
         then takes its result to the exact optimum of the same problem (a
         linear program, solved on a working set of triplets and elements
         and certified by the duality gap ``dual_gap_``; beyond the paper).
-        ``'auto'`` is ``'exact'`` up to {{EXACT_MAX_TRIPLETS}} triplets (a thirtieth as
+        ``'auto'`` runs the exact phase up to {{EXACT_MAX_TRIPLETS}} triplets (a thirtieth as
         many points at 3 x 10 triplets per point), at a given beta or one chosen
-        by ``beta='auto'``, and ``'rda'`` beyond, where the exact phase may
-        take minutes, and at ``beta=0`` (no bound on the weights then keeps
-        the linear program well scaled). A duality gap above ``{{EXACT_GAP_TOL}}`` times the
-        objective is not a certificate: the fit then warns
-        (``ConvergenceWarning``). The ``highs`` extra (highspy)
-        warm-starts the exact phase's linear programs: the same optimum,
-        sooner.""",
+        by ``beta='auto'``, within a budget of {{EXACT_TIME_RATIO}} times RDA's time
+        ({{EXACT_MIN_SECONDS}} s at least): out of time, it keeps its best point
+        (RDA's, or a better round's) and reports the duality gap in
+        ``dual_gap_`` and ``fit_stages_``. It is ``'rda'`` beyond that size and
+        at ``beta=0`` (no bound on the weights then keeps the linear program
+        well scaled). ``'exact'`` has no budget: the certified optimum,
+        whatever it costs. A duality gap above ``{{EXACT_GAP_TOL}}`` times the
+        objective after the phase has ended is not a certificate: the fit then
+        warns (``ConvergenceWarning``).""",
     'n_components': r"""    n_components : int, default=None
         Width of the embedding ``transform`` gives. ``None`` keeps the
         learned metric whole: one row of ``components_`` per active element
@@ -203,8 +209,9 @@ PARAMETERS = {
         that the cost of a step grows linearly with the number of tasks,
         not quadratically.""",
     'batch_size:per_task': r"""    batch_size : int, default=32
-        Triplets drawn from every task at each iteration (at most the
-        number of triplets of the largest task).""",
+        Triplets drawn from every task at each iteration. A batch that
+        covers the largest task is one pass over every triplet per
+        iteration (each task's expected batch, with no draws).""",
     'tol:per_task': r"""    tol : float, default=1e-3
         Improvement of the best objective, per task, below which an
         evaluation counts as no progress: the objective is a sum of one

@@ -84,9 +84,8 @@ checks the whole problem:
   objective: add it (column generation);
 
 and stops when neither exists, or when the duality gap is below its
-tolerance. The LPs are solved afresh by scipy's ``linprog``, or, with the
-``highs`` extra, in one persistent HiGHS model warm-started from the last
-basis (:mod:`metric_learn_scml._lp`). At :math:`T = 1` the loop ends
+tolerance. The LPs are solved afresh by scipy's ``linprog``
+(:mod:`metric_learn_scml._lp`). At :math:`T = 1` the loop ends
 finitely, at a vertex optimal for the whole LP. At :math:`T > 1` the atoms
 only approximate the cones and cutting planes converge linearly at the
 end, so each round whose rows were guessed right is refined by Newton's
@@ -97,6 +96,7 @@ start (usually that iterate) only decides the first working set, never the
 answer.
 """
 
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -105,7 +105,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 
 from ._defaults import (DENSE_EIGEN_FEATURES, GROUP_GAP_TOL, MARGIN_BAND,
                         MAX_NEW_COLUMNS, ON_BOUND, START_ATOMS)
-from ._lp import working_set_lp
+from ._lp import OutOfTime, working_set_lp
 from ._newton import refine
 from ._problem import (HingeProblem, SquaredDifferences, pair_coefficients,
                        triplet_scale)
@@ -113,7 +113,7 @@ from ._solvers import SolverResult, active_columns, report
 
 
 def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
-                  report_round=None):
+                  report_round=None, seconds=None):
     r"""The optimum of :math:`P`, from a working set around ``start``.
 
     Column generation over atoms with a working set of triplets (module
@@ -136,13 +136,17 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
         guarantees a finite end; in practice it takes 2 to 10 rounds, and
         what is returned after ``max_rounds`` still comes with its (then
         larger) duality gap.
-    lp : ScipyLP or HighsLP, default=None
+    lp : ScipyLP, default=None
         The LP of ``problem`` to solve in (default:
         :func:`~metric_learn_scml._lp.working_set_lp`); a path passes one
-        along, so that each solve starts from the last one's basis.
+        along, so that each solve keeps the last one's atoms.
     report_round : callable, default=None
         Called as ``report_round(round, primal, n_active, gap, n_rows,
         n_atoms)`` after each LP.
+    seconds : float, default=None
+        A budget of wall time: no round starts after it, and an LP still
+        running at its end is stopped (HiGHS' time limit). The best point
+        found by then is returned, with its duality gap; None: no budget.
 
     Returns
     -------
@@ -154,11 +158,13 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
         its distance to the optimum).
     alpha : ndarray of shape (n_triplets,)
         The feasible dual point of that value.
+    out_of_time : bool
+        Whether the budget ``seconds`` ended the loop.
     """
+    deadline = None if seconds is None else time.perf_counter() + seconds
     upper = problem.upper
     lp = working_set_lp(problem) if lp is None else lp
     weights = np.atleast_2d(np.asarray(start, dtype=float))
-    lp.start(weights)
     margins = problem.margins(weights)
     alpha = np.where(margins > 0, upper, 0.0)
     gradient = problem.gradient(alpha)
@@ -177,14 +183,29 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
     active = np.flatnonzero(norms > START_ATOMS * norms.max(initial=0.0))
     lp.atoms.add(active, weights[:, active])
     price(lp.atoms, gradient, beta)
-    n_rounds = 0
+    # Under a budget, a round whose LP would not end in time by the
+    # slowest rate seen so far (seconds per entry of its block) is not
+    # started: HiGHS' time limit stops only the solve, not the building
+    # of its matrices.
+    n_rounds, out_of_time, rate = 0, False, 0.0
     while n_rounds < max_rounds:
+        entries = (explicit.sum() + problem.n_tasks) * max(
+            lp.atoms.columns.shape[0], 1)
+        if deadline is not None and (
+                time.perf_counter() + rate * entries >= deadline):
+            out_of_time = True
+            break
         n_rounds += 1
-        # The LP may keep rows beyond those asked for (HighsLP keeps its
-        # basic ones): every row it holds is explicit.
-        in_lp = lp.set_rows(explicit)
-        folded &= ~in_lp
-        weights, row_ids, alpha = lp.solve(folded, beta)
+        lp.rows = explicit
+        folded &= ~explicit
+        started = time.perf_counter()
+        try:
+            weights, row_ids, alpha = lp.solve(folded, beta, deadline)
+        except OutOfTime:
+            n_rounds -= 1
+            out_of_time = True
+            break
+        rate = max(rate, (time.perf_counter() - started) / entries)
         margins = problem.margins(weights)
         gradient = problem.gradient(alpha)
         gap, value, feasible = problem.duality_gap(weights, beta, alpha,
@@ -200,7 +221,7 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
             break
         # A folded row now inside the margin, or a left-out one now past
         # it, was taken at the wrong alpha: it becomes explicit.
-        wrong = np.where(folded, margins < 0, ~in_lp & (margins > 0))
+        wrong = np.where(folded, margins < 0, ~explicit & (margins > 0))
         if problem.n_tasks > 1 and not wrong.any():
             refined = refine(problem, beta, weights, alpha, tol)
             if refined is not None:
@@ -225,7 +246,8 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
                                  < (1 - ON_BOUND) * upper[row_ids]))
         explicit = (np.abs(margins) <= MARGIN_BAND) | on_margin | wrong
         folded = (margins > MARGIN_BAND) & ~explicit
-    return best, n_rounds, max(best_value - dual.sum(), 0.0), dual
+    return (best, n_rounds, max(best_value - dual.sum(), 0.0), dual,
+            out_of_time)
 
 
 def price(atoms, gradient, beta):
@@ -306,7 +328,7 @@ def steepest_atoms(X, pairs, triplet_pairs, row_ids, alpha, n_atoms):
 
 def exact_phase(X, basis, differences, triplet_pairs, task_offsets, result,
                 beta, max_new_elements=0, random_state=None, verbose=False,
-                name="SCML"):
+                name="SCML", seconds=None):
     r"""Take an RDA result to the exact optimum, growing a one-task basis.
 
     First the optimum on ``basis``: :func:`exact_weights` from RDA's
@@ -347,14 +369,19 @@ def exact_phase(X, basis, differences, triplet_pairs, task_offsets, result,
     verbose : bool
     name : str
         Prefix of the progress lines.
+    seconds : float, default=None
+        The phase's budget of wall time (:func:`exact_weights`); where it
+        runs out, no element is added and the best point is returned with
+        its duality gap. None: no budget.
 
     Returns
     -------
     result : SolverResult
-        The optimum, its objective and ``dual_gap`` (the caller warns when
-        the gap exceeds ``EXACT_GAP_TOL`` times the objective); ``history``
-        is RDA's with each optimum appended at RDA's last iteration. If
-        the LP solver fails, RDA's result with its duality gap.
+        The optimum (or, out of time, the best point: RDA's or a round's),
+        its objective and ``dual_gap``; ``converged`` is False where the
+        budget ended the phase. ``history`` is RDA's with each optimum
+        appended at RDA's last iteration. If the LP solver fails, RDA's
+        result with its duality gap.
     basis : ndarray of shape (K + n_added, n_features)
         ``basis`` with the added elements last.
     """
@@ -368,28 +395,32 @@ def exact_phase(X, basis, differences, triplet_pairs, task_offsets, result,
                "active, duality gap %.3g (%d triplets, %d atoms)" % (
                    n_round, value, n_active, gap, n_rows, n_atoms))
 
+    deadline = None if seconds is None else time.perf_counter() + seconds
     added = 0
     while True:
         problem = HingeProblem(differences, triplet_pairs, task_offsets, scale)
         try:
-            weights, n_rounds, gap, alpha = exact_weights(
+            weights, n_rounds, gap, alpha, out_of_time = exact_weights(
                 problem, beta / scale, weights,
                 tol=0.0 if n_tasks == 1 else GROUP_GAP_TOL,
-                report_round=report_round)
+                report_round=report_round,
+                seconds=None if deadline is None
+                else deadline - time.perf_counter())
         except RuntimeError as error:
             if added:
                 raise
             gap = problem.duality_gap(weights, beta / scale)[0]
             report(name, verbose, "exact phase failed (%s): RDA's point "
                    "kept, duality gap %.3g" % (error, gap))
-            return replace(result, dual_gap=gap), basis
+            return replace(result, dual_gap=gap, converged=True), basis
         value = problem.objective(weights, beta / scale)
         n_active = active_columns(weights)
         history.append((result.n_iter, value, n_active))
         report(name, verbose, "exact phase, %d elements: objective %.6f, %d "
-               "active, duality gap %.3g (%d rounds)" % (
-                   basis.shape[0], value, n_active, gap, n_rounds))
-        if added >= max_new_elements or n_tasks > 1:
+               "active, duality gap %.3g (%d rounds%s)" % (
+                   basis.shape[0], value, n_active, gap, n_rounds,
+                   ", out of time" if out_of_time else ""))
+        if added >= max_new_elements or n_tasks > 1 or out_of_time:
             break
         row_ids = np.flatnonzero(alpha)
         atoms, values = steepest_atoms(X, differences.pairs, triplet_pairs,
@@ -404,8 +435,8 @@ def exact_phase(X, basis, differences, triplet_pairs, task_offsets, result,
                                          pair_offsets=differences.pair_offsets)
         weights = np.hstack([weights, np.zeros((1, atoms.shape[0]))])
         added += atoms.shape[0]
-    return SolverResult(weights / scale, value, result.n_iter, True, history,
-                        dual_gap=gap), basis
+    return SolverResult(weights / scale, value, result.n_iter,
+                        not out_of_time, history, dual_gap=gap), basis
 
 
 def beta_max(problem):
@@ -445,7 +476,7 @@ def exact_path(problem, betas, start=None, guesses=None, lp=None):
         The start of the first solve (default: ``w = 0``).
     guesses : ndarray of shape (n_betas, K), default=None
         In the units of ``problem``.
-    lp : ScipyLP or HighsLP, default=None
+    lp : ScipyLP, default=None
         The LP every solve shares (default: :func:`working_set_lp`).
 
     Returns
@@ -461,7 +492,7 @@ def exact_path(problem, betas, start=None, guesses=None, lp=None):
         if guesses is not None and (problem.objective(guesses[i], beta)
                                     < problem.objective(weights, beta)):
             weights = guesses[i]
-        weights, _, gap, _ = exact_weights(problem, beta, weights, lp=lp)
+        weights, _, gap, _, _ = exact_weights(problem, beta, weights, lp=lp)
         weights = weights[0]
         path.append(weights)
         gaps.append(gap)

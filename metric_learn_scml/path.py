@@ -64,9 +64,7 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     is found by the working-set LP started from the previous optimum (as
     ``lasso_path`` warm-starts coordinate descent), or from RDA's iterate
     at that beta where it is closer (all the betas' RDA runs share their
-    batches: :func:`~metric_learn_scml._solvers.rda`). With the
-    ``highs`` extra, every LP of the path is solved in one HiGHS model,
-    started from the last optimal basis.
+    batches: :func:`~metric_learn_scml._solvers.rda`).
 
     Parameters
     ----------

@@ -1,5 +1,3 @@
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -9,8 +7,7 @@ from scipy.optimize import linprog
 from metric_learn_scml import SCML_Supervised
 from metric_learn_scml._exact import (beta_max, exact_path,
                                       exact_weights, steepest_atoms)
-from metric_learn_scml._lp import (HighsLP, ScipyLP, _import_highspy,
-                                   working_set_lp)
+from metric_learn_scml._lp import ScipyLP
 from metric_learn_scml._problem import HingeProblem, SquaredDifferences
 from metric_learn_scml._problem import pair_index
 from metric_learn_scml._triplets import triplets_from_labels
@@ -38,24 +35,6 @@ def problem_and_rows(X, basis, triplets):
     return problem, G
 
 
-def recent_highspy():
-    """highspy as the package uses it (the highs extra), else skip."""
-    highspy = _import_highspy()
-    if highspy is None:
-        pytest.skip("needs highspy 1.13 or newer (the highs extra)")
-    return highspy
-
-
-@pytest.fixture(params=["scipy", "highspy"])
-def make_lp(request):
-    """Each LP backend: scipy's linprog afresh, or a persistent HiGHS model
-    (the ``highs`` extra; skipped without it)."""
-    if request.param == "scipy":
-        return ScipyLP
-    highspy = recent_highspy()
-    return lambda problem: HighsLP(problem, highspy)
-
-
 def objective(G, w, beta):
     return np.maximum(1 + G @ w, 0).mean() + beta * w.sum()
 
@@ -72,12 +51,12 @@ def lp_optimum(G, beta):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("relative_beta", [1e-4, 1e-2, 0.3])
-def test_working_set_lp_matches_the_whole_lp(seed, relative_beta, make_lp):
+def test_working_set_lp_matches_the_whole_lp(seed, relative_beta):
     # with and without sparsity (small and large beta)
     _, _, problem, G = small_problem(seed)
     beta = relative_beta * beta_max(problem)
-    weights, _, gap, _ = exact_weights(problem, beta, np.zeros(G.shape[1]),
-                                       lp=make_lp(problem))
+    weights, _, gap, _, _ = exact_weights(problem, beta, np.zeros(G.shape[1]),
+                                       )
     weights = weights[0]
     expected = lp_optimum(G, beta)
     assert objective(G, weights, beta) == pytest.approx(expected, rel=1e-6)
@@ -86,11 +65,11 @@ def test_working_set_lp_matches_the_whole_lp(seed, relative_beta, make_lp):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_kkt_conditions_at_the_solution(seed, make_lp):
+def test_kkt_conditions_at_the_solution(seed):
     _, _, problem, G = small_problem(seed)
     beta = 1e-2 * beta_max(problem)
-    weights, _, _, full_alpha = exact_weights(
-        problem, beta, np.zeros(G.shape[1]), lp=make_lp(problem))
+    weights, _, _, full_alpha, _ = exact_weights(
+        problem, beta, np.zeros(G.shape[1]))
     weights = weights[0]
     n = G.shape[0]
     margins = 1 + G @ weights
@@ -110,7 +89,7 @@ def test_kkt_conditions_at_the_solution(seed, make_lp):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_folded_rows_enter_as_the_hinge_of_their_sum(seed, make_lp):
+def test_folded_rows_enter_as_the_hinge_of_their_sum(seed):
     # Every triplet folded (as at W = 0, where all are past the margin) and
     # some explicit: the restricted LP minimises the explicit hinges, plus
     # the hinge of the folded ones' sum, plus beta |w|. Its value equals
@@ -120,11 +99,11 @@ def test_folded_rows_enter_as_the_hinge_of_their_sum(seed, make_lp):
     _, _, problem, G = small_problem(seed)
     n, k = G.shape
     beta = 1e-2 * beta_max(problem)
-    lp = make_lp(problem)
+    lp = ScipyLP(problem)
     lp.atoms.add(np.arange(k), np.ones((1, k)))
     explicit = np.zeros(n, dtype=bool)
     explicit[::5] = True
-    in_lp = lp.set_rows(explicit)
+    lp.rows = in_lp = explicit
     folded = ~in_lp
     weights, row_ids, alpha = lp.solve(folded, beta)
     w = weights[0]
@@ -140,7 +119,7 @@ def test_folded_rows_enter_as_the_hinge_of_their_sum(seed, make_lp):
     assert np.all(beta + G.T @ alpha >= -1e-7 * beta - 1e-12)
 
 
-def test_start_with_every_triplet_inside_the_margin(make_lp):
+def test_start_with_every_triplet_inside_the_margin():
     # A start that orders every triplet by more than the margin band
     # leaves the first LP without a row (nothing explicit, nothing folded):
     # its optimum is W = 0, and the next rounds find the optimum.
@@ -156,8 +135,8 @@ def test_start_with_every_triplet_inside_the_margin(make_lp):
     start[0] = 10.0 / -G[:, 0].max()
     assert np.all(1 + G @ start < -0.1)
     beta = 1e-2 * beta_max(problem)
-    weights, _, gap, _ = exact_weights(problem, beta, start,
-                                       lp=make_lp(problem))
+    weights, _, gap, _, _ = exact_weights(problem, beta, start,
+                                       )
     expected = lp_optimum(G, beta)
     assert objective(G, weights[0], beta) == pytest.approx(expected,
                                                            rel=1e-6)
@@ -183,10 +162,10 @@ def test_beta_max_is_where_the_model_empties():
     assert not above.any() and below.any()
 
 
-def test_path_equals_independent_fits_and_is_monotone(make_lp):
+def test_path_equals_independent_fits_and_is_monotone():
     _, _, problem, G = small_problem(2)
     betas = beta_max(problem) * np.logspace(-0.5, -4, 6)
-    path, gaps = exact_path(problem, betas, lp=make_lp(problem))
+    path, gaps = exact_path(problem, betas)
     norms, losses = [], []
     for beta, weights, gap in zip(betas, path, gaps):
         alone = exact_weights(problem, beta, np.zeros(G.shape[1]))[0][0]
@@ -198,163 +177,6 @@ def test_path_equals_independent_fits_and_is_monotone(make_lp):
     # decreasing beta: the l1 norm does not fall, the loss does not rise
     assert np.all(np.diff(norms) >= -1e-9)
     assert np.all(np.diff(losses) <= 1e-9)
-
-
-def test_persistent_highs_model_follows_the_working_set():
-    # A larger problem, where the working set changes between rounds and
-    # betas: rows and elements leave the persistent model (deleted while
-    # non-basic) and the optima stay those of fresh LPs, certified.
-    highspy = recent_highspy()
-    _, _, problem, G = small_problem(3, n=300, n_features=6, n_basis=60)
-    betas = beta_max(problem) * np.logspace(-0.5, -4, 8)
-    fresh, _ = exact_path(problem, betas, lp=ScipyLP(problem))
-    lp = HighsLP(problem, highspy)
-    deleted = {"deleteRows": 0, "deleteCols": 0}
-
-    class Counting:
-        """The model, counting its deletions."""
-
-        def __init__(self, model):
-            self.model = model
-
-        def __getattr__(self, name):
-            method = getattr(self.model, name)
-            if name not in deleted:
-                return method
-
-            def counted(*args):
-                deleted[name] += 1
-                return method(*args)
-            return counted
-
-    lp.model = Counting(lp.model)
-    kept, gaps = exact_path(problem, betas, lp=lp)
-    assert deleted["deleteRows"] > 0 and deleted["deleteCols"] > 0
-    for beta, a, b in zip(betas, fresh, kept):
-        assert objective(G, b, beta) == pytest.approx(objective(G, a, beta),
-                                                      rel=1e-6)
-    # (not the same support: 60 elements in 6 dimensions leave the LP many
-    # optimal vertices)
-    assert gaps.max() <= 1e-6
-    # what the model holds is what its bookkeeping says
-    assert lp.model.getNumRow() == lp.atoms.columns.shape[0] == lp.n_modelled
-    assert lp.model.getNumCol() == lp.columns.shape[0]
-    assert np.array_equal(np.sort(lp.columns[lp.columns >= 0]),
-                          np.flatnonzero(lp.rows))
-    assert lp.rows.sum() < 0.5 * problem.n_triplets
-
-
-def test_highs_model_solves_afresh_when_a_warm_start_fails():
-    highspy = recent_highspy()
-    _, _, problem, G = small_problem(0)
-    beta = 1e-2 * beta_max(problem)
-    lp = HighsLP(problem, highspy)
-
-    class FailsOnce:
-        """The model, except that its first solve reports no optimum."""
-
-        def __init__(self, model):
-            self.model, self.failed, self.cleared = model, False, 0
-
-        def __getattr__(self, name):
-            return getattr(self.model, name)
-
-        def getModelStatus(self):
-            if not self.failed:
-                self.failed = True
-                return highspy.HighsModelStatus.kNotset
-            return self.model.getModelStatus()
-
-        def clearSolver(self):
-            self.cleared += 1
-            return self.model.clearSolver()
-
-    lp.model = FailsOnce(lp.model)
-    weights, _, gap, _ = exact_weights(problem, beta, np.zeros(G.shape[1]),
-                                       lp=lp)
-    weights = weights[0]
-    assert lp.model.cleared == 1
-    assert objective(G, weights, beta) == pytest.approx(lp_optimum(G, beta),
-                                                        rel=1e-6)
-    assert gap <= 1e-6
-
-
-def test_without_a_recent_highspy_the_lps_are_scipys(monkeypatch):
-    # highspy before 1.13 lacks changeRowsBounds: such an install (or none)
-    # must not break the exact phase.
-    import types
-    _, _, problem, _ = small_problem(0)
-    old = types.ModuleType("highspy")
-    old.Highs = type("Highs", (), {})
-    monkeypatch.setitem(sys.modules, "highspy", old)
-    assert isinstance(working_set_lp(problem), ScipyLP)
-    monkeypatch.setitem(sys.modules, "highspy", None)
-    assert isinstance(working_set_lp(problem), ScipyLP)
-
-
-def run_python(code):
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                          text=True)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def test_highs_model_runs_beside_other_highs_users():
-    # HiGHS refuses a model whose "threads" option differs from the
-    # process's scheduler, started by whoever ran HiGHS first (here a model
-    # at HiGHS' defaults): the exact phase must still reach the optimum.
-    recent_highspy()
-    run_python(
-        "import highspy, numpy as np, warnings\n"
-        "from sklearn.datasets import load_iris\n"
-        "from metric_learn_scml import SCML_Supervised\n"
-        "other = highspy.Highs()\n"
-        "other.setOptionValue('output_flag', False)\n"
-        "other.addVars(1, np.zeros(1), np.ones(1))\n"
-        "other.run()\n"
-        "X, y = load_iris(return_X_y=True)\n"
-        "warnings.simplefilter('error')\n"
-        "model = SCML_Supervised(beta=1e-3, solver='exact', "
-        "random_state=0).fit(X, y)\n"
-        "assert model.dual_gap_ < 1e-6, model.dual_gap_\n")
-
-
-def test_highs_model_without_standard_output(monkeypatch):
-    # A detached process (pythonw, a daemon) may have no sys.stdout and no
-    # descriptor 1 to silence: the first model must still be built.
-    highspy = recent_highspy()
-    import metric_learn_scml._lp as exact_module
-
-    def no_descriptor(fd):
-        raise OSError(9, "Bad file descriptor")
-
-    # A test of the private start-up of HiGHS itself: it runs once per
-    # process, so the flag is reset to run it again here.
-    monkeypatch.setattr(exact_module, "_HIGHS_STARTED", False)
-    monkeypatch.setattr(exact_module.os, "dup", no_descriptor)
-    monkeypatch.setattr(exact_module.sys, "stdout", None)
-    _, _, problem, G = small_problem(0)
-    beta = 1e-2 * beta_max(problem)
-    weights, _, gap, _ = exact_weights(problem, beta, np.zeros(G.shape[1]),
-                                       lp=HighsLP(problem, highspy))
-    assert gap <= 1e-6
-    assert exact_module._HIGHS_STARTED
-
-
-def test_highs_model_prints_nothing():
-    # HiGHS prints a banner from its first model's constructor, before
-    # options can be set; the package's models must stay silent.
-    recent_highspy()
-    code = ("import numpy as np\n"
-            "from metric_learn_scml._lp import working_set_lp, HighsLP\n"
-            "from metric_learn_scml._problem import HingeProblem\n"
-            "from metric_learn_scml._problem import SquaredDifferences\n"
-            "rng = np.random.RandomState(0)\n"
-            "pairs = np.array([[0, 1], [0, 2]])\n"
-            "problem = HingeProblem(SquaredDifferences(rng.randn(3, 2), "
-            "pairs), np.array([[0, 1]]))\n"
-            "assert isinstance(working_set_lp(problem), HighsLP)\n")
-    assert run_python(code) == ""
 
 
 def test_path_guesses_only_choose_the_start():

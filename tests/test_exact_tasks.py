@@ -91,8 +91,8 @@ def solve(problem, beta, start=None, tol=1e-6, **kwargs):
     """``(weights, alpha, gap, n_rounds)`` of the exact solver."""
     if start is None:
         start = np.zeros((problem.n_tasks, problem.n_basis))
-    weights, n_rounds, gap, alpha = exact_weights(problem, beta, start, tol,
-                                                  **kwargs)
+    weights, n_rounds, gap, alpha, _ = exact_weights(problem, beta, start,
+                                                     tol, **kwargs)
     return weights, alpha, gap, n_rounds
 
 
@@ -262,3 +262,42 @@ def test_phase_reports_its_rounds_and_keeps_rda_if_highs_fails(
     assert kept.dual_gap == pytest.approx(HingeProblem(
         differences, triplet_pairs, offsets).duality_gap(result.weights,
                                                          beta)[0], rel=1e-6)
+
+
+@pytest.mark.parametrize("n_tasks", [1, 2])
+def test_phase_out_of_budget_returns_its_best_point_with_its_gap(n_tasks,
+                                                                 capsys):
+    # No time at all: no LP is solved, and RDA's point comes back with the
+    # duality gap that bounds its distance to the optimum (not a
+    # certificate: converged is False). With time, the same phase
+    # certifies the optimum.
+    problem, matrices, offsets = group_problem(0, n_tasks=n_tasks)
+    differences, triplet_pairs = problem.differences, problem.triplet_pairs
+    beta = 0.05 * beta_max(matrices)
+    result = rda(differences, triplet_pairs, offsets, beta, max_iter=250,
+                 random_state=0)
+    stopped = group_phase(problem, result, beta, seconds=0.0, verbose=True,
+                          name="Test")
+    assert "out of time" in capsys.readouterr().out
+    # (through the phase's units and back: equal to rounding)
+    np.testing.assert_allclose(stopped.weights, result.weights, rtol=1e-12)
+    assert not stopped.converged
+    gap = HingeProblem(differences, triplet_pairs, offsets).duality_gap(
+        result.weights, beta)[0]
+    assert stopped.dual_gap == pytest.approx(gap, rel=1e-6)
+    assert stopped.dual_gap > 1e-3 * stopped.objective
+    certified = group_phase(problem, result, beta, seconds=60.0)
+    assert certified.converged
+    assert certified.dual_gap <= 1e-6 * certified.objective
+    assert certified.objective <= stopped.objective
+
+
+def test_exact_weights_out_of_time_keeps_the_start():
+    problem, _, _ = group_problem(1, n_tasks=1)
+    start = np.zeros((1, problem.n_basis))
+    weights, n_rounds, gap, alpha, out_of_time = exact_weights(
+        problem, 0.01, start, seconds=0.0)
+    assert out_of_time and n_rounds == 0
+    np.testing.assert_array_equal(weights, start)
+    # at W = 0 the gap is the objective (1) less the best dual value found
+    assert 0 < gap <= 1.0

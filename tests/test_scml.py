@@ -1,3 +1,4 @@
+import sys
 import pickle
 import warnings
 
@@ -1195,16 +1196,22 @@ def test_n_components_of_the_zero_metric_is_zero_columns(wine):
 
 
 @pytest.mark.parametrize("value, error, message", [
-    (14, ValueError, r"n_components=14 is larger than the 13 features of "
-                     r"the data.*n_components <= 13"),
-    (0, ValueError, r"n_components must be >= 1, got 0"),
+    (14, ValueError, r"^Invalid n_components, must be in \[1, 13\]"),
+    (0, ValueError, r"^Invalid n_components, must be in \[1, 13\]"),
+    (-2, ValueError, r"^Invalid n_components, must be in \[1, 13\]"),
     (2.0, TypeError, r"n_components must be an integer or None, got 2.0"),
 ])
 def test_n_components_is_checked_with_a_clear_error(wine, value, error,
                                                     message):
+    # metric-learn's message, word for word (its own test suite compares
+    # it); the reason and the fix follow as the exception's note.
     X, y = wine
-    with pytest.raises(error, match=message):
+    with pytest.raises(error, match=message) as raised:
         SCML_Supervised(n_components=value, beta=1e-4).fit(X, y)
+    if error is ValueError:
+        assert str(raised.value) == "Invalid n_components, must be in [1, 13]"
+    if error is ValueError and sys.version_info >= (3, 11):
+        assert "Give 1 <= n_components <= 13" in raised.value.__notes__[0]
     with pytest.raises(error, match=message):
         SCML(n_components=value).fit(X[triplets_from_labels(X, y)[:50]])
 
@@ -1264,7 +1271,8 @@ def test_verbose_reports_every_stage_and_fit_stages_keeps_them(wine, capsys):
     out = capsys.readouterr().out
     names = [stage["stage"] for stage in model.fit_stages_]
     assert names == ["mining triplets", "choosing beta", "building the basis",
-                     "RDA at beta=%.3g" % model.beta_, "exact phase"]
+                     "pair table", "RDA at beta=%.3g" % model.beta_,
+                     "exact phase"]
     assert all(stage["seconds"] >= 0 for stage in model.fit_stages_)
     choice = model.fit_stages_[1]
     assert choice["chosen"] == model.beta_
@@ -1272,7 +1280,12 @@ def test_verbose_reports_every_stage_and_fit_stages_keeps_them(wine, capsys):
     assert choice["held_out_points"] > 0
     assert model.fit_stages_[0]["triplets"] == 178 * 30
     assert model.fit_stages_[2]["elements"] == model.basis_.shape[0]
-    assert model.fit_stages_[4]["active"] == model.n_active_basis_
+    assert model.fit_stages_[3]["elements"] == model.basis_.shape[0]
+    exact = model.fit_stages_[5]
+    assert exact["active"] == model.n_active_basis_
+    # wine's phase ends well within its budget, certified
+    assert exact["certified"] and not exact["out_of_time"]
+    assert exact["budget_seconds"] > 0
     for name in names:
         assert "[SCML_Supervised] %s: " % name in out
     assert "betas scored on" in out and "chosen %.3g" % model.beta_ in out
