@@ -225,14 +225,23 @@ def check_n_features(estimator, n_features, reset):
 
 
 def check_n_components(estimator, n_features):
-    """Refuse an ``n_components`` above the data's ``n_features``."""
+    """Refuse an ``n_components`` outside ``[1, n_features]``.
+
+    The message is metric-learn's own (code written against its learners
+    matches it); the reason and the fix follow as a note of the exception,
+    which a traceback shows.
+    """
     n_components = estimator.n_components
-    if n_components is not None and n_components > n_features:
-        raise ValueError(
-            "n_components=%d is larger than the %d features of the data: "
-            "the embedding has at most n_features dimensions. Give "
-            "n_components <= %d, or None for the learned metric's own "
-            "rank." % (n_components, n_features, n_features))
+    if n_components is not None and not 1 <= n_components <= n_features:
+        error = ValueError("Invalid n_components, must be in [1, %d]"
+                           % n_features)
+        if hasattr(error, "add_note"):   # Python 3.11+
+            error.add_note(
+                "n_components=%d: the embedding has at least one and at most "
+                "n_features=%d dimensions. Give 1 <= n_components <= %d, or "
+                "None for the learned metric's own rank."
+                % (n_components, n_features, n_features))
+        raise error
 
 
 def validate_triplets(estimator, triplets, reset=True, y=None):
