@@ -366,7 +366,9 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
         conservative).
     batch_size : int, default=32
         Triplets per task per iteration, at most those of the largest
-        task (:func:`capped_batch_size`).
+        task (:func:`capped_batch_size`); a batch that covers the largest
+        task is taken as its expectation, one pass over every triplet per
+        iteration (no draws).
     max_iter : int, default=20000
     eval_every : int, default=250
     tol : float, default=1e-3
@@ -433,24 +435,38 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     present = task_sizes > 0
     live = np.arange(n_betas)
     iteration = start
+    # A batch that covers the largest task is taken as its expectation: each
+    # step is then one pass over the triplets, through the pair table
+    # (a task's batch of b draws from its N_t triplets sums to b / N_t
+    # times their subgradients), instead of b gathered triplet vectors.
+    whole = (HingeProblem(differences, triplet_pairs, task_offsets)
+             if batch_size >= task_sizes.max() else None)
+    if whole is not None:
+        share = batch_size * whole.upper
     while iteration < start + max_iter and live.shape[0]:
         block = min(eval_every, start + max_iter - iteration)
-        draws = (rng.random_sample((block, n_tasks, batch_size))
-                 * task_sizes[None, :, None]).astype(np.intp)
-        draws += task_offsets[None, :-1, None]
-        if not present.all():
-            np.minimum(draws, triplet_pairs.shape[0] - 1, out=draws)
+        if whole is None:
+            draws = (rng.random_sample((block, n_tasks, batch_size))
+                     * task_sizes[None, :, None]).astype(np.intp)
+            draws += task_offsets[None, :-1, None]
+            if not present.all():
+                np.minimum(draws, triplet_pairs.shape[0] - 1, out=draws)
         running_total, running = total[:, live], weights[:, live]
         running_betas = batch_betas[:, live]
-        for gradients in triplet_vectors(differences, triplet_pairs,
-                                         draws):                # (T, b, K)
+        for gradients in (triplet_vectors(differences, triplet_pairs, draws)
+                          if whole is None else range(block)):  # (T, b, K)
             iteration += 1
-            # Batched matrix products in the table's precision: several
-            # times faster than einsum on mixed float32/float64 operands.
-            violated = (running.astype(gradients.dtype)
-                        @ np.swapaxes(gradients, 1, 2)
-                        > -1.0).astype(gradients.dtype)          # (T, L, b)
-            step = violated @ gradients                         # (T, L, K)
+            if whole is None:
+                # Batched matrix products in the table's precision: several
+                # times faster than einsum on mixed float32/float64 operands.
+                violated = (running.astype(gradients.dtype)
+                            @ np.swapaxes(gradients, 1, 2)
+                            > -1.0).astype(gradients.dtype)      # (T, L, b)
+                step = violated @ gradients                     # (T, L, K)
+            else:
+                violated = whole.margins(np.swapaxes(running, 0, 1)) > 0
+                step = np.stack([whole.gradient(row * share)
+                                 for row in violated], axis=1)
             if not present.all():
                 step[~present] = 0.0
             running_total += step

@@ -322,3 +322,28 @@ def test_every_solver_caps_its_batch_at_the_triplets():
                                    **common)
                   for b in (n_triplets, 10 ** 5)]
     np.testing.assert_array_equal(local_runs[1].weights, local_runs[0].weights)
+
+
+def test_a_batch_covering_the_triplets_is_one_exact_pass_per_step():
+    # batch_size >= the triplets: each step is the batch's expectation, the
+    # subgradient of every triplet once (b / N_t times their sum), so the
+    # run draws nothing (at a given scale, any random_state gives the same
+    # weights) and a step matches the hand-computed full subgradient.
+    X, basis, triplets = make_problem(n=20)
+    pairs, triplet_pairs = pair_index(triplets)
+    differences = SquaredDifferences(X @ basis.T, pairs, max_bytes=0)
+    n = len(triplets)
+    runs = [rda(differences, triplet_pairs, [0, n], beta=1e-3,
+                batch_size=10 ** 5, max_iter=50, eval_every=10, scale=1.0,
+                random_state=seed) for seed in (0, 1)]
+    np.testing.assert_array_equal(runs[0].weights, runs[1].weights)
+    # one step by hand: RDA's closed form from W = 0 (module docstring)
+    one = rda(differences, triplet_pairs, [0, n], beta=1e-3,
+              batch_size=10 ** 5, max_iter=1, eval_every=1, scale=1.0,
+              keep_best=False)
+    problem = HingeProblem(differences, triplet_pairs)
+    g = problem.rows(np.arange(n))
+    mean_gradient = g.sum(axis=0) / n          # every margin is 1 at W = 0
+    np.testing.assert_allclose(one.state.mean_gradient[0], mean_gradient,
+                               rtol=1e-6, atol=1e-12)
+    assert runs[0].objective < one.objective
