@@ -311,12 +311,16 @@ def check_metric_points(estimator, u, v):
     """
     u = np.asarray(u, dtype=float).ravel()
     v = np.asarray(v, dtype=float).ravel()
-    if not u.shape[0] == v.shape[0] == estimator.n_features_in_:
+    # A global metric is that of components_ as it is now (metric-learn's
+    # own tests set it by hand); the fit gave it n_features_in_ columns.
+    components = estimator.__dict__.get("components_")
+    n_features = (estimator.n_features_in_ if components is None
+                  else np.shape(components)[-1])
+    if not u.shape[0] == v.shape[0] == n_features:
         raise ValueError(
             "The metric of %s takes two points of %d features: got u with %d "
-            "and v with %d." % (type(estimator).__name__,
-                                estimator.n_features_in_, u.shape[0],
-                                v.shape[0]))
+            "and v with %d." % (type(estimator).__name__, n_features,
+                                u.shape[0], v.shape[0]))
     return u, v
 
 

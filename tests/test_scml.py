@@ -832,23 +832,6 @@ def test_best_beta_prefers_the_triplet_error_within_the_noise_band():
     assert best_beta(betas, np.zeros(3), np.zeros(3), 300) == 1.0
 
 
-def test_neighbors_parameter_takes_a_kneighbors_transformer(wine_split):
-    # scikit-learn's exact KNeighborsTransformer finds the triplets exact
-    # search finds, so the model is the same; a bad value names itself.
-    from sklearn.neighbors import KNeighborsTransformer
-    X_train, _, y_train, _ = wine_split
-    exact = SCML_Supervised(beta=1e-4, neighbors=None,
-                            random_state=0).fit(X_train, y_train)
-    index = SCML_Supervised(beta=1e-4, neighbors=KNeighborsTransformer(),
-                            random_state=0).fit(X_train, y_train)
-    np.testing.assert_allclose(index.weights_, exact.weights_)
-    with pytest.raises(TypeError, match="neighbors"):
-        SCML_Supervised(neighbors="fast").fit(X_train, y_train)
-    with pytest.raises(ValueError, match="neighbors=.*mode"):
-        SCML_Supervised(neighbors=KNeighborsTransformer(
-            mode="connectivity")).fit(X_train, y_train)
-
-
 def test_set_output_pandas_applies_to_transform(iris):
     # set_output(transform="pandas") was accepted but transform still
     # returned an ndarray: scikit-learn wraps only the methods a class
@@ -1354,3 +1337,20 @@ def test_fitted_scalars_and_stage_records_are_python_values(wine, learner):
         scalars = {key: value for key, value in stage.items()
                    if not isinstance(value, np.ndarray)}
         json.dumps(scalars)
+
+
+def test_get_metric_measures_with_the_components_as_they_are(iris):
+    # metric-learn's API tests set components_ by hand and measure scalars
+    # with get_metric: the metric is that of components_ now, and points of
+    # another length than its columns are refused with both lengths named.
+    X, y = iris
+    model = SCML_Supervised(beta=1e-3, random_state=0).fit(X, y)
+    metric = model.get_metric()
+    u, v = X[0], X[60]
+    assert metric(u, v) == pytest.approx(
+        np.linalg.norm(model.components_ @ (u - v)), rel=1e-12)
+    model.components_ = np.array([[3.1]])
+    assert model.get_metric()(5, 6.7) == pytest.approx(3.1 * 1.7, rel=1e-12)
+    with pytest.raises(ValueError, match="takes two points of 1 features: "
+                                         "got u with 4 and v with 4"):
+        model.get_metric()(u, v)
