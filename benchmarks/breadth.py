@@ -113,7 +113,27 @@ BASELINES = ("Euclidean", "metric-learn SCML", "LMNN", "NCA")
 # (method, reference): each row of the comparisons.
 COMPARISONS = (("ours", "Euclidean"), ("ours", "NCA"), ("ours", "LMNN"),
                ("ours", "metric-learn SCML"), ("local", "Euclidean"))
-GROUP_NAMES = ("selection", "held-out", "fresh", "generated", "all")
+GROUP_NAMES = ("selection", "held-out", "fresh", "generated", "small selection",
+               "small held-out", "small fresh", "small generated", "all")
+
+# The small-data group (issue 38): each dataset drawn down to these many
+# stratified training points, SMALL_DRAWS draws each (draw ``i`` has seed
+# ``i``), every other point a test point; rows are named ``name@size``.
+SMALL_SIZES = (100, 300)
+SMALL_DRAWS = 5
+SMALL_METHODS_DEFAULT = ("euclidean", "ours", "nca")
+
+
+def small_name(name, size):
+    """The row name of ``name`` drawn down to ``size`` training points."""
+    return "%s@%d" % (name, size)
+
+
+def group_of(dataset):
+    """The group of a row: its dataset's, prefixed 'small' for a drawn-down row."""
+    name, at, _ = dataset.partition("@")
+    group = GROUPS.get(name, "")
+    return "small " + group if at and group else group
 
 SPLIT_COLUMNS = ("dataset", "split", "method", "error", "fit_seconds", "n_active",
                  "n_warnings", "n_train", "n_features", "failed", "skipped", "commit",
@@ -130,14 +150,25 @@ def load(name, max_samples=MAX_SAMPLES):
     return np.asarray(X[keep], dtype=np.float64), y[keep]
 
 
-def _splits(names, n_splits, max_samples):
-    """``(name, split, X_train, y_train, X_test, y_test)``, standardised."""
+def _splits(names, n_splits, max_samples, sizes=None):
+    """``(name, split, X_train, y_train, X_test, y_test)``, standardised.
+
+    With ``sizes``, the small-data draws: ``n_splits`` stratified draws of
+    each size as training points (sizes that would leave under 30 % of the
+    points to test are skipped), named :func:`small_name`.
+    """
     for name in names:
         X, y = load(name, max_samples)
-        for split in range(n_splits):
-            train, test = stratified_split(y, split)
+        if sizes is None:
+            cuts = [(name, split, stratified_split(y, split)) for split in range(n_splits)]
+        else:
+            cuts = [(small_name(name, size), split,
+                     stratified_split(y, split, test_size=None, train_size=size))
+                    for size in sizes if size <= (1 - TEST_FRACTION) * y.shape[0]
+                    for split in range(n_splits)]
+        for row_name, split, (train, test) in cuts:
             scaler = StandardScaler().fit(X[train])
-            yield name, split, scaler.transform(X[train]), y[train], scaler.transform(
+            yield row_name, split, scaler.transform(X[train]), y[train], scaler.transform(
                 X[test]), y[test]
 
 
@@ -158,7 +189,7 @@ def _measure(make, split, X_train, y_train, X_test, y_test):
 
 
 def run(datasets=None, methods=None, n_splits=N_SPLITS, max_samples=MAX_SAMPLES,
-        progress=None, earlier=()):
+        progress=None, earlier=(), sizes=None):
     """Fit every method on every split of every dataset.
 
     ``datasets`` are names of :data:`DATASETS` and ``methods`` keys or
@@ -167,6 +198,7 @@ def run(datasets=None, methods=None, n_splits=N_SPLITS, max_samples=MAX_SAMPLES,
     fraction; ``failed`` or ``skipped`` hold the reason when no error was
     measured). A :data:`BASELINES` fit found in ``earlier`` (records of an
     earlier run) for the same dataset, split and training size is reused.
+    ``sizes``: the small-data draws of :func:`_splits` instead of the splits.
     """
     names = lookup(datasets, dict.fromkeys(DATASETS), "dataset")
     keys = lookup(methods, METHODS, "method")
@@ -174,7 +206,7 @@ def run(datasets=None, methods=None, n_splits=N_SPLITS, max_samples=MAX_SAMPLES,
               for record in earlier if record["method"] in BASELINES}
     records = []
     for name, split, X_train, y_train, X_test, y_test in _splits(names, n_splits,
-                                                                 max_samples):
+                                                                 max_samples, sizes):
         size = X_train.shape[0] * X_train.shape[1]
         for key in keys:
             method = METHODS[key]
@@ -230,7 +262,7 @@ def summary_rows(records):
                    if (record["dataset"], record["method"]) == (row["dataset"], row["method"])
                    and not record.get("failed")]
         row["fit_seconds_mean"] = float(np.mean(seconds)) if seconds else math.nan
-        row["group"] = GROUPS.get(row["dataset"], "")
+        row["group"] = group_of(row["dataset"])
     return rows
 
 
@@ -269,7 +301,9 @@ def significance(records, method, reference, alpha=ALPHA):
     adjusted by Holm over every dataset of the comparison, and ``verdict``
     ``'win'`` or ``'loss'`` where that is below ``alpha``, else ``'-'``.
     """
-    tests = {dataset: paired_test(gaps, TEST_FRACTION)
+    # Small-data draws share few training points (100 or 300 of up to
+    # 2,000): the plain paired t-test, without the overlap correction.
+    tests = {dataset: paired_test(gaps, None if "@" in dataset else TEST_FRACTION)
              for dataset, gaps in paired_differences(records, method, reference).items()}
     adjusted = holm([p for _, _, p in tests.values()])
     found = {}
@@ -294,7 +328,7 @@ def significance_table(records, alpha=ALPHA):
             continue
         for group in GROUP_NAMES:
             mine = {dataset: test for dataset, test in tests.items()
-                    if group == "all" or GROUPS.get(dataset) == group}
+                    if group == "all" or group_of(dataset) == group}
             if not mine:
                 continue
             gains = -np.array([test["mean"] for test in mine.values()])
@@ -334,7 +368,7 @@ def beta_spread(records, method="ours"):
         fallbacks = sum(bool(record.get("fallback")) for record in chosen[dataset])
         if not len(betas):
             continue
-        lines.append([dataset, GROUPS.get(dataset, ""), len(betas),
+        lines.append([dataset, group_of(dataset), len(betas),
                       "%.2g" % np.median(betas),
                       "%.2g .. %.2g" % (betas.min(), betas.max()),
                       "%.1f" % np.log10(betas.max() / betas.min()), fallbacks])
@@ -354,7 +388,7 @@ def comparison_table(records, band=TIE_BAND):
         gaps = differences(records, method, reference)
         for group in ("selection", "held-out", "fresh", "generated", "all"):
             mine = {dataset: gap for dataset, gap in gaps.items()
-                    if group == "all" or GROUPS.get(dataset) == group}
+                    if group == "all" or group_of(dataset) == group}
             if not mine:
                 continue
             values = np.array(list(mine.values()))
@@ -394,7 +428,7 @@ def grid(rows, records, key="error_mean", digits=1):
     return pivot(
         rows, lambda row, dataset, method: "skipped" if row is None and (
             dataset, method) in skipped else _cell(row, key, digits),
-        lambda dataset: [dataset, GROUPS.get(dataset, ""), "%d x %d" % sizes[dataset]],
+        lambda dataset: [dataset, group_of(dataset), "%d x %d" % sizes[dataset]],
         ("dataset", "group", "train x features"), sorted(sizes), methods)
 
 

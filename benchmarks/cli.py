@@ -10,7 +10,10 @@ Errors are in percent. A run writes ``<table>.csv`` (one row per dataset
 and method), for some tables ``<table>_splits.csv`` (one row per fit), and
 ``<table>_run.json`` (commit, wall time, command) to ``--out``
 (``benchmarks/results`` by default); ``--quick`` writes only when ``--out``
-is given. Nothing imports this module: it is the top of the benchmarks.
+is given. ``compare`` runs on the user's own data (``--data FILE``) and
+writes ``compare_<data>.csv`` (one row per fit) and ``.png`` to ``--out``,
+by default the current folder. Nothing imports this module: it is the top
+of the benchmarks.
 """
 
 import argparse
@@ -24,8 +27,8 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from . import (basis_size, breadth, global_table, local, memory, multitask, report, scale,
-               shipped)
+from . import (basis_size, breadth, budget, compare, global_table, local, memory, multitask,
+               report, scale, shipped)
 from .data import DEFAULT_PREPROCESSING, PREPROCESSINGS, SHIPPED
 from .protocol import UnknownNameError
 from .results import (RESULTS_DIR, SUMMARY_COLUMNS, keep_summaries, merge_records,
@@ -238,11 +241,62 @@ def run_shipped(args, progress):
                                               progress)))
 
 
+def run_small_data(args, progress):
+    start = time.perf_counter()
+    earlier = (read_records(args.out / "small_data_splits.csv")
+               if args.out is not None and (args.out / "small_data_splits.csv").exists() else ())
+    records = breadth.run(args.datasets or (breadth.QUICK_DATASETS if args.quick else None),
+                          args.methods or breadth.SMALL_METHODS_DEFAULT,
+                          args.splits or (1 if args.quick else breadth.SMALL_DRAWS),
+                          args.max_samples, progress, earlier, sizes=breadth.SMALL_SIZES)
+    for record in records:
+        record.setdefault("commit", args.commit)
+    if args.out is not None:
+        records = merge_records(args.out / "small_data_splits.csv", records,
+                                methods=[method.name for method in breadth.METHODS.values()])
+    show("small data", breadth.report(records))
+    print("\nsmall data wall time: %.0f s" % (time.perf_counter() - start))
+    save(args, "small_data", breadth.summary_rows(records), breadth.SUMMARY_COLUMNS, start,
+         records, breadth.SPLIT_COLUMNS, preprocessing="StandardScaler")
+
+
+def run_budget(args, progress):
+    start = time.perf_counter()
+    names = args.datasets or (budget.QUICK if args.quick else
+                              budget.GLOBAL + budget.GENERATED + budget.SWEEP)
+    rows = budget.run(names, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    show("budget", budget.table(rows).splitlines())
+    save(args, "budget", rows, budget.COLUMNS, start)
+
+
+def run_compare(args, progress):
+    """The user's own data: the table on stdout, the records and the plot in ``--out``."""
+    names = args.learners or list(compare.DEFAULT_LEARNERS)
+    # Names and data are checked before the first fit, so a typo costs nothing.
+    learners = {name: compare.learner(name) for name in names}
+    try:
+        X, y, _ = compare.load_table(args.data, args.target)
+    except (OSError, ValueError) as error:
+        sys.exit("python -m benchmarks: error: %s" % error)
+    records = compare.compare(X, y, learners, args.splits or compare.N_SPLITS,
+                              progress=progress, name=args.data.name)
+    show("compare", compare.report(records))
+    # Not benchmarks/results: that folder holds the committed tables.
+    out = Path.cwd() if args.out is None else args.out
+    stem = "compare_%s" % args.data.stem
+    write_csv(out / ("%s.csv" % stem), records, compare.COLUMNS)
+    print("\nrecords (one row per split and learner): %s" % (out / ("%s.csv" % stem)))
+    drawn = compare.plot(records, out / ("%s.png" % stem))
+    if drawn is not None:
+        print("plot: %s" % drawn)
+
+
 # Options that only some commands read; the others refuse them rather than
 # run (and record) a configuration they did not use.
-TAKEN_BY = {"--methods": ("global", "all", "breadth"),
+TAKEN_BY = {"--methods": ("global", "all", "breadth", "small-data"),
             "--preprocessing": ("global", "all", "basis-size"),
-            "--max-samples": ("breadth",), "--merge": ("global", "all", "breadth")}
+            "--max-samples": ("breadth", "small-data"), "--merge": ("global", "all", "breadth"),
+            "--data": ("compare",), "--target": ("compare",), "--learners": ("compare",)}
 
 
 def parse_args(argv=None):
@@ -262,12 +316,13 @@ def parse_args(argv=None):
                 "fast methods; breadth: scikit-learn's datasets, 1 split)")
     option("--splits", type=_positive_int,
            help="random splits per dataset (default: global, local, multitask 20, 2 with "
-                "--quick, slow methods fewer; breadth, small-tasks 10; shipped 5)")
+                "--quick, slow methods fewer; breadth, small-tasks, compare 10; shipped 5)")
     option("--datasets", nargs="+", help="dataset names (default: all, or the quick "
                                          "subset)")
     option("--methods", nargs="+", help="method keys or names, e.g. ours ml_scml lmnn")
     option("--out", type=Path, help="folder for the CSV files (default benchmarks/results; "
-                                    "with --quick nothing is written unless given)")
+                                    "with --quick nothing is written unless given; compare: "
+                                    "the current folder, compare_<data>.csv and .png)")
     option("--merge", action="store_true",
            help="global: keep the earlier fits in --out's global_splits.csv of the "
                 "datasets and methods this run does not measure, and summarise all "
@@ -291,6 +346,15 @@ def parse_args(argv=None):
                 % " ".join("%g" % beta for beta in multitask.BETA_GRID))
     option("--lmnn-on", nargs="*", default=["vowel"],
            help="multitask: datasets with st/u-LMNN (none: no LMNN)")
+    option("--data", type=Path, metavar="FILE",
+           help="compare: your data, a .csv with a header row (numeric features, one "
+                "label column) or a .npz with arrays X and y")
+    option("--target", metavar="COLUMN",
+           help="compare: the label column of the CSV (default: the last column)")
+    option("--learners", nargs="+", metavar="NAME",
+           help="compare: %s (the default), local, SCML_Supervised (= ours), or any "
+                "metric-learn learner fitted on labels by its class name, e.g. LFDA "
+                "ITML_Supervised metric_learn.NCA" % " ".join(compare.DEFAULT_LEARNERS))
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     for flag, commands in TAKEN_BY.items():
@@ -298,7 +362,9 @@ def parse_args(argv=None):
         if given and args.command not in commands:
             parser.error("%s applies to %s only: %s would ignore it" % (
                 flag, ", ".join(commands), args.command))
-    if args.out is None and not args.quick:
+    if args.command == "compare" and args.data is None:
+        parser.error("compare needs --data FILE (a .csv or .npz file of your data)")
+    if args.out is None and not args.quick and args.command != "compare":
         args.out = RESULTS_DIR
     return args
 
@@ -327,7 +393,13 @@ TABLES = {
     "all": (run_all, "global, local, multitask, basis-size, memory, then the results page"),
     "breadth": (run_breadth, "every estimator at its defaults on 60 datasets (breadth.md)"),
     "small-tasks": (run_small_tasks, "movement_libras as three small tasks (breadth.md)"),
+    "small-data": (run_small_data, "the breadth datasets drawn down to 100 and 300 "
+                                   "training points (small_data.csv)"),
+    "budget": (run_budget, "the default fit's stages, the exact phase against its budget, "
+                           "and metric-learn's fit time (budget.csv)"),
     "shipped": (run_shipped, "the defaults on scikit-learn's own datasets (no download)"),
+    "compare": (run_compare, "ours against metric-learn's learners on your own .csv / .npz "
+                             "(--data FILE)"),
     "memory": (run_memory, "peak memory of our fits on Letters (run after a full global)"),
     "basis-size": (run_basis_size, "error and active elements against n_basis on Segment"),
     "report": (run_report, "rebuild the results page from --out's CSV files, and check them"),
