@@ -17,8 +17,8 @@ MemoryError instead of pressing the machine.
 Methods (:data:`METHODS`): ``ours``, :class:`metric_learn_scml.SCML_Supervised`
 at its defaults, and ``metric-learn``, metric-learn's ``SCML_Supervised`` at
 its defaults. ``--param KEY=VALUE`` passes a parameter to ours (for example
-``--param neighbors=auto`` once the estimator has it); it is recorded in the
-rows, so runs with different parameters can share a CSV.
+``--param solver=rda``); it is recorded in the rows, so runs with different
+parameters can share a CSV.
 
 ``python -m benchmarks scale --profile N`` fits ours once on ``N`` points
 in this process under cProfile and prints where the time goes

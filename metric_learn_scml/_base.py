@@ -142,9 +142,6 @@ class _SCMLEstimator(_MetricLearner):
     """
 
     _tuple_size = 3
-    # Column generation serves one task: the multi-task learners have no
-    # such parameter.
-    max_new_elements = 0
     # The local learners have no linear embedding to truncate.
     n_components = None
 
@@ -159,7 +156,6 @@ class _SCMLEstimator(_MetricLearner):
         "tol": [Interval("float", low=0)],
         "n_iter_no_change": [Interval("int", low=1)],
         "solver": [Options("auto", "exact", "rda")],
-        "max_new_elements": [Interval("int", low=0)],
         # In [1, n_features], checked with the data (check_n_components,
         # in metric-learn's words).
         "n_components": [Interval("int"), None],
@@ -180,10 +176,6 @@ class _SCMLEstimator(_MetricLearner):
 
     def _check_params(self):
         validate_parameters(self)
-        if self.max_new_elements and self.solver == "rda":
-            raise ValueError("max_new_elements=%d needs solver='exact' or "
-                             "'auto': the elements are added by the exact "
-                             "phase." % self.max_new_elements)
 
     def _start_fit(self):
         self._check_params()
@@ -304,11 +296,10 @@ class _SCMLEstimator(_MetricLearner):
                 budget = (max(EXACT_TIME_RATIO * rda_seconds,
                               EXACT_MIN_SECONDS)
                           if self.solver == "auto" else None)
-                result, basis = exact_phase(
-                    X * unit, basis, differences, triplet_pairs, task_offsets,
-                    result, self.beta_ * unit ** 2,
-                    self.max_new_elements, self._rng,
-                    self.verbose, type(self).__name__, seconds=budget)
+                result = exact_phase(
+                    differences, triplet_pairs, task_offsets, result,
+                    self.beta_ * unit ** 2, self._rng, self.verbose,
+                    type(self).__name__, seconds=budget)
                 relative_gap = result.dual_gap / max(result.objective, 1e-300)
                 facts.update(active=active_columns(result.weights),
                              relative_duality_gap=relative_gap,
@@ -329,7 +320,7 @@ class _SCMLEstimator(_MetricLearner):
                     ConvergenceWarning)
             # The phase's own shortfall is the warning above, not RDA's.
             result.converged = True
-            # partial_fit continues from the optimum, on the grown basis.
+            # partial_fit continues from the optimum.
             self._rda_state = rda_state_for(
                 self._rda_state, result.weights, self.beta_ * unit ** 2,
                 self.gamma)

@@ -92,6 +92,12 @@ EXACT_MAX_TRIPLETS = 100_000
 EXACT_TIME_RATIO = 1.0
 EXACT_MIN_SECONDS = 0.5
 
+# The budget predicts a round's time from the slowest rate seen (seconds
+# per entry of an LP's block), counting a smaller LP as this many entries:
+# HiGHS takes milliseconds whatever the size, and a 6 ms first round of
+# 800 entries would otherwise forbid a second one of 67,200.
+LP_MIN_ENTRIES = 100_000
+
 # The largest duality gap, relative to the objective, that the learners
 # accept without a warning from either exact phase. The certificate scales
 # the dual point by beta over its worst reduced cost, so it loses about
@@ -138,11 +144,6 @@ MAX_NEW_COLUMNS = 50
 # problems have 150 to 300.
 # Evidence: speed only (the _newton module notes).
 MAX_NEWTON_SIZE = 1500
-
-# Above this many features the steepest atoms come from ARPACK on a
-# matrix-free product rather than a dense eigendecomposition.
-# Evidence: speed only (both give the same eigenvectors).
-DENSE_EIGEN_FEATURES = 500
 
 # Relative zero of the weights HiGHS returns (its feasibility tolerance is
 # 1e-7): smaller basic values are rounding, not elements of the model.
@@ -223,17 +224,6 @@ REGION_BLOCK_ELEMENTS = 1 << 22
 # The most anchors the triplets are mined from (module notes).
 # Evidence: NOTES.md, "Scale (issue 14)"; docs/scaling.rst.
 MAX_ANCHORS = 50_000
-
-# neighbors='auto' searches exactly below this many points (the reason is in
-# resolve_neighbors' notes).
-# Evidence: NOTES.md, "Scale (issue 14)"; docs/scaling.rst.
-APPROXIMATE_MIN_SAMPLES = 2_000_000
-
-# Neighbours the index of neighbors='auto' keeps per point: NN-descent's
-# graph is only as good as its width, and pynndescent's default of 30 finds
-# nearly all of 3 targets and 10 impostors where a width of 3 or 10 does not.
-# Evidence: docs/scaling.rst.
-AUTO_INDEX_WIDTH = 30
 
 # The most triplets the pairs of one anchor give (the k_genuine * k_impostor
 # of the triplets mined from labels at their defaults): an anchor in many

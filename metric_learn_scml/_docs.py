@@ -34,17 +34,6 @@ PARAMETERS = {
         duality gap), and is ``'rda'`` beyond (and at ``beta=0``). A duality
         gap above ``{{EXACT_GAP_TOL}}`` times the objective after the phase has ended is
         not a certificate: the fit then warns (``ConvergenceWarning``).""",
-    'neighbors': r"""    neighbors : 'auto', None or KNeighborsTransformer, default='auto'
-        How the triplets' nearest neighbours are searched. ``None``: exactly
-        (scikit-learn's ``NearestNeighbors``; beyond {{MAX_ANCHORS}} points the
-        triplets are those of {{MAX_ANCHORS}} random anchors, so the cost grows as
-        ``n_samples``). An estimator: any scikit-learn style
-        ``KNeighborsTransformer`` (``mode='distance'``, an ``n_neighbors``
-        parameter, set per search), such as
-        ``sklearn.neighbors.KNeighborsTransformer`` or pynndescent's
-        ``PyNNDescentTransformer``. ``'auto'``: exact below {{APPROXIMATE_MIN_SAMPLES}} points
-        and pynndescent above, when it is installed (``pip install
-        "metric-learn-scml[ann]"``), else exact. Beyond the paper.""",
     'embedding_method': r"""    embedding_method : {'auto', 'exact', 'nystroem'}, default='auto'
         The kernel PCA of :math:`z_x`: ``'exact'`` on the
         ``n_samples x n_samples`` kernel; ``'nystroem'`` through a Nyström
@@ -137,11 +126,6 @@ PARAMETERS = {
         ``n_components`` of :class:`~metric_learn_scml.SCML_Supervised`
         does; ``get_mahalanobis_matrix(task)`` is then the rank-``k``
         truncation of :math:`M_t`. Beyond the paper.""",
-    'max_new_elements': r"""    max_new_elements : int, default=0
-        Column generation in the exact phase: up to this many elements are
-        added to the basis, the steepest first (top eigenvectors of the
-        negative gradient of the loss in :math:`M`), until none would lower
-        the objective. 0 keeps the paper's fixed basis.""",
     'partial_fit_memory': r"""    partial_fit_memory : int, default={{DEFAULT_MEMORY:d}}
         The most points ``partial_fit`` remembers: a uniform random sample
         of the points seen so far (reservoir sampling), kept with their
@@ -472,7 +456,7 @@ LOCAL_NOTES = r"""
 # single-task solver's; the attributes of a learner of one linear metric.
 COMMON = ("n_basis", "gamma", "max_iter", "output_iter", "batch_size", "tol",
           "n_iter_no_change", "verbose", "preprocessor", "random_state")
-SOLVER = ("solver", "max_new_elements")
+SOLVER = ("solver",)
 LINEAR_ATTRIBUTES = ("components_", "weights_", "basis_", "n_active_basis_",
                      "beta_", "dual_gap_", "n_iter_", "objective_",
                      "objective_history_", "fit_stages_", "n_features_in_")

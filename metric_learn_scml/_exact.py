@@ -100,15 +100,12 @@ import time
 from dataclasses import replace
 
 import numpy as np
-from scipy.linalg import eigh
-from scipy.sparse.linalg import LinearOperator, eigsh
 
-from ._defaults import (DENSE_EIGEN_FEATURES, GROUP_GAP_TOL, MARGIN_BAND,
+from ._defaults import (GROUP_GAP_TOL, LP_MIN_ENTRIES, MARGIN_BAND,
                         MAX_NEW_COLUMNS, ON_BOUND, START_ATOMS)
 from ._lp import OutOfTime, working_set_lp
 from ._newton import refine
-from ._problem import (HingeProblem, SquaredDifferences, pair_coefficients,
-                       triplet_scale)
+from ._problem import HingeProblem, triplet_scale
 from ._solvers import SolverResult, active_columns, report
 
 
@@ -186,7 +183,8 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
     # Under a budget, a round whose LP would not end in time by the
     # slowest rate seen so far (seconds per entry of its block) is not
     # started: HiGHS' time limit stops only the solve, not the building
-    # of its matrices.
+    # of its matrices. (A small LP's rate counts it as LP_MIN_ENTRIES
+    # entries: its time is mostly fixed cost.)
     n_rounds, out_of_time, rate = 0, False, 0.0
     while n_rounds < max_rounds:
         entries = (explicit.sum() + problem.n_tasks) * max(
@@ -205,7 +203,8 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
             n_rounds -= 1
             out_of_time = True
             break
-        rate = max(rate, (time.perf_counter() - started) / entries)
+        rate = max(rate, (time.perf_counter() - started)
+                   / max(entries, LP_MIN_ENTRIES))
         margins = problem.margins(weights)
         gradient = problem.gradient(alpha)
         gap, value, feasible = problem.duality_gap(weights, beta, alpha,
@@ -278,82 +277,19 @@ def price(atoms, gradient, beta):
     return added
 
 
-def steepest_atoms(X, pairs, triplet_pairs, row_ids, alpha, n_atoms):
-    r"""The unit atoms :math:`b` of most negative reduced cost, and their values.
+def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
+                random_state=None, verbose=False, name="SCML", seconds=None):
+    r"""Take an RDA result to the exact optimum on its basis.
 
-    Over every rank-one element :math:`b b^T` (not only a basis), the
-    reduced cost at a dual point :math:`\alpha` is
-    :math:`\beta + b^T \nabla b` with the gradient of the loss in
-    :math:`M`
-
-    .. math:: \nabla = \sum_c \alpha_c \big[(x_i - x_j)(x_i - x_j)^T -
-              (x_i - x_k)(x_i - x_k)^T\big]
-              = \sum_p \kappa_p\, d_p d_p^T,
-
-    summed over the distinct pairs :math:`p` with difference :math:`d_p`
-    and coefficient :math:`\kappa_p` (the :math:`\alpha` of the triplets
-    whose target pair it is, less those whose impostor pair it is). The
-    most negative are the top eigenvectors of :math:`-\nabla`; only the
-    pairs of triplets with :math:`\alpha_c > 0` enter, so the matrix is
-    formed from a few thousand pairs at most (or applied matrix-free past
-    :data:`DENSE_EIGEN_FEATURES` features).
-
-    Returns
-    -------
-    atoms : ndarray of shape (n, n_features)
-        Unit rows, the steepest first (``n = min(n_atoms, n_features)``).
-    values : ndarray of shape (n,)
-        Their eigenvalues :math:`\lambda` of :math:`-\nabla`: an atom
-        lowers the objective when :math:`\lambda > \beta`.
-    """
-    n_features = X.shape[1]
-    coefficients = pair_coefficients(triplet_pairs, row_ids, alpha,
-                                     pairs.shape[0])
-    used = np.flatnonzero(coefficients)
-    n_atoms = min(n_atoms, n_features)
-    if used.shape[0] == 0:
-        return np.zeros((0, n_features)), np.zeros(0)
-    deltas = X[pairs[used, 0]] - X[pairs[used, 1]]
-    weighted = -coefficients[used, None] * deltas
-    if n_features <= DENSE_EIGEN_FEATURES or n_atoms >= n_features - 1:
-        values, vectors = eigh(deltas.T @ weighted, subset_by_index=[
-            n_features - n_atoms, n_features - 1])
-    else:
-        operator = LinearOperator((n_features, n_features), dtype=float,
-                                  matvec=lambda v: deltas.T @ (weighted @ v))
-        values, vectors = eigsh(operator, k=n_atoms, which="LA")
-    order = np.argsort(values)[::-1]
-    return vectors[:, order].T, values[order]
-
-
-def exact_phase(X, basis, differences, triplet_pairs, task_offsets, result,
-                beta, max_new_elements=0, random_state=None, verbose=False,
-                name="SCML", seconds=None):
-    r"""Take an RDA result to the exact optimum, growing a one-task basis.
-
-    First the optimum on ``basis``: :func:`exact_weights` from RDA's
-    weights, in the rescaled units of
+    :func:`exact_weights` from RDA's weights, in the rescaled units of
     :func:`~metric_learn_scml._problem.triplet_scale`, at one task to the
     end of its loop, at several to a relative duality gap of
-    ``GROUP_GAP_TOL``. Then, for one task and while fewer than
-    ``max_new_elements`` elements were added, the atoms of most negative
-    reduced cost over *all* unit rank-one elements (:func:`steepest_atoms`,
-    at most five a round) join the basis and the LP is solved again from
-    the previous optimum: column generation on the convex problem
-    :math:`\min_{M \succeq 0} L(M) + \beta\, \operatorname{tr} M`, of which
-    the paper's problem on a fixed basis is a restriction (unit rows make
-    :math:`\|w\|_1 = \operatorname{tr} M`). Each round can only lower the
-    objective (the previous optimum stays feasible), and when no atom has
-    an eigenvalue above :math:`\beta` the result is optimal over every PSD
-    matrix, not only the basis' cone.
+    ``GROUP_GAP_TOL``.
 
     Parameters
     ----------
-    X : ndarray of shape (n_points, n_features)
-        The points, in the units of ``differences``.
-    basis : ndarray of shape (K, n_features)
     differences : SquaredDifferences
-        Of ``X`` on ``basis``, pairs grouped by task as in ``rda``.
+        Of the points on the basis, pairs grouped by task as in ``rda``.
     triplet_pairs : ndarray of shape (n_triplets, 2)
         Grouped by task.
     task_offsets : ndarray of shape (T + 1,)
@@ -362,8 +298,6 @@ def exact_phase(X, basis, differences, triplet_pairs, task_offsets, result,
         working set.
     beta : float
         In the units of ``differences``, as given to RDA.
-    max_new_elements : int, default=0
-        Only with one task.
     random_state : RandomState
         For the sample that sets the units.
     verbose : bool
@@ -371,19 +305,17 @@ def exact_phase(X, basis, differences, triplet_pairs, task_offsets, result,
         Prefix of the progress lines.
     seconds : float, default=None
         The phase's budget of wall time (:func:`exact_weights`); where it
-        runs out, no element is added and the best point is returned with
-        its duality gap. None: no budget.
+        runs out, the best point is returned with its duality gap. None:
+        no budget.
 
     Returns
     -------
     result : SolverResult
         The optimum (or, out of time, the best point: RDA's or a round's),
         its objective and ``dual_gap``; ``converged`` is False where the
-        budget ended the phase. ``history`` is RDA's with each optimum
+        budget ended the phase. ``history`` is RDA's with the optimum
         appended at RDA's last iteration. If the LP solver fails, RDA's
         result with its duality gap.
-    basis : ndarray of shape (K + n_added, n_features)
-        ``basis`` with the added elements last.
     """
     scale = triplet_scale(differences, triplet_pairs, random_state)
     history = list(result.history)
@@ -396,47 +328,28 @@ def exact_phase(X, basis, differences, triplet_pairs, task_offsets, result,
                    n_round, value, n_active, gap, n_rows, n_atoms))
 
     deadline = None if seconds is None else time.perf_counter() + seconds
-    added = 0
-    while True:
-        problem = HingeProblem(differences, triplet_pairs, task_offsets, scale)
-        try:
-            weights, n_rounds, gap, alpha, out_of_time = exact_weights(
-                problem, beta / scale, weights,
-                tol=0.0 if n_tasks == 1 else GROUP_GAP_TOL,
-                report_round=report_round,
-                seconds=None if deadline is None
-                else deadline - time.perf_counter())
-        except RuntimeError as error:
-            if added:
-                raise
-            gap = problem.duality_gap(weights, beta / scale)[0]
-            report(name, verbose, "exact phase failed (%s): RDA's point "
-                   "kept, duality gap %.3g" % (error, gap))
-            return replace(result, dual_gap=gap, converged=True), basis
-        value = problem.objective(weights, beta / scale)
-        n_active = active_columns(weights)
-        history.append((result.n_iter, value, n_active))
-        report(name, verbose, "exact phase, %d elements: objective %.6f, %d "
-               "active, duality gap %.3g (%d rounds%s)" % (
-                   basis.shape[0], value, n_active, gap, n_rounds,
-                   ", out of time" if out_of_time else ""))
-        if added >= max_new_elements or n_tasks > 1 or out_of_time:
-            break
-        row_ids = np.flatnonzero(alpha)
-        atoms, values = steepest_atoms(X, differences.pairs, triplet_pairs,
-                                       row_ids, alpha[row_ids],
-                                       min(5, max_new_elements - added))
-        atoms = atoms[values > beta * (1 + 1e-6)]
-        if atoms.shape[0] == 0:
-            report(name, verbose, "exact phase: optimal over every PSD metric")
-            break
-        basis = np.concatenate([basis, atoms])
-        differences = SquaredDifferences(X @ basis.T, differences.pairs,
-                                         pair_offsets=differences.pair_offsets)
-        weights = np.hstack([weights, np.zeros((1, atoms.shape[0]))])
-        added += atoms.shape[0]
+    problem = HingeProblem(differences, triplet_pairs, task_offsets, scale)
+    try:
+        weights, n_rounds, gap, _, out_of_time = exact_weights(
+            problem, beta / scale, weights,
+            tol=0.0 if n_tasks == 1 else GROUP_GAP_TOL,
+            report_round=report_round,
+            seconds=None if deadline is None
+            else deadline - time.perf_counter())
+    except RuntimeError as error:
+        gap = problem.duality_gap(weights, beta / scale)[0]
+        report(name, verbose, "exact phase failed (%s): RDA's point "
+               "kept, duality gap %.3g" % (error, gap))
+        return replace(result, dual_gap=gap, converged=True)
+    value = problem.objective(weights, beta / scale)
+    n_active = active_columns(weights)
+    history.append((result.n_iter, value, n_active))
+    report(name, verbose, "exact phase, %d elements: objective %.6f, %d "
+           "active, duality gap %.3g (%d rounds%s)" % (
+               problem.n_basis, value, n_active, gap, n_rounds,
+               ", out of time" if out_of_time else ""))
     return SolverResult(weights / scale, value, result.n_iter,
-                        not out_of_time, history, dual_gap=gap), basis
+                        not out_of_time, history, dual_gap=gap)
 
 
 def beta_max(problem):

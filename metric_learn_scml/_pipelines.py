@@ -19,10 +19,10 @@ from ._arrays import plain
 from ._basis import labels_basis, triplet_basis
 from ._memory import remember, renewed_basis, renewed_state
 from ._selection import PathSettings, pool_selections, select_beta
-from ._triplets import resolve_neighbors, triplets_from_labels
+from ._triplets import triplets_from_labels
 from ._validation import (check_basis_array, check_tuples,
                           validate_supervised, validate_triplets)
-from ._constraints import ArrayLike, HasMethods, Interval, Options
+from ._constraints import ArrayLike, Interval, Options
 from ._base import random_state_of, single_threaded, triplet_classifier_tags
 
 
@@ -82,7 +82,6 @@ def supervised_problem(estimator, X, y, tasks=None, partial=False,
     Returns ``(X, triplets, task_offsets, basis)``.
     """
     X, y = validate_supervised(estimator, X, y, reset=not partial)
-    resolve_neighbors(estimator.neighbors, 0)   # its errors, before any work
     n_batch = X.shape[0]
     codes = None if tasks is None else estimator._encode_tasks(
         tasks, n_batch, "sample", extend=partial)
@@ -163,8 +162,7 @@ def _task_triplets(estimator, X, y, task, partial=False, anchors=None):
     def mine():
         return triplets_from_labels(
             X, y, estimator.k_genuine, estimator.k_impostor,
-            neighbors=estimator.neighbors, random_state=estimator._rng,
-            anchors=anchors,
+            random_state=estimator._rng, anchors=anchors,
             progress=estimator._log.ticker("classes searched"))
 
     if partial:
@@ -272,9 +270,6 @@ class _FromLabels:
                   ArrayLike("(n_basis, n_features)")],
         "k_genuine": [Interval("int", low=1)],
         "k_impostor": [Interval("int", low=1)],
-        "neighbors": [Options("auto"), HasMethods(
-            "fit", "transform", "get_params", "set_params",
-            what="a KNeighborsTransformer"), None],
     }
 
     def _path_settings(self, n_features):
@@ -283,7 +278,7 @@ class _FromLabels:
                  check_basis_array(self.basis, n_features, self.n_basis))
         return PathSettings(
             basis, self._n_basis(n_features), self.k_genuine,
-            self.k_impostor, self.neighbors,
+            self.k_impostor, None,   # neighbors: exact search
             dict(gamma=self.gamma, batch_size=self.batch_size,
                  max_iter=self.max_iter, eval_every=self.output_iter,
                  tol=self.tol, n_iter_no_change=self.n_iter_no_change))

@@ -8,10 +8,8 @@ section "Global Metric Learning"): for every point ``i``, its
 ``k_impostor`` nearest neighbours of another class ("impostors" ``k``), all
 ``k_genuine * k_impostor`` combinations, under the Euclidean distance.
 
-The neighbours are exact by default, at a cost of about ``n^2`` distances
-in all. ``neighbors=`` takes an approximate index instead, any scikit-learn
-style ``KNeighborsTransformer`` such as pynndescent's
-``PyNNDescentTransformer`` (:func:`resolve_neighbors`).
+The neighbours are exact (scikit-learn's ``NearestNeighbors``), at a cost
+of about ``n^2`` distances in all up to :data:`MAX_ANCHORS` points.
 
 Beyond :data:`MAX_ANCHORS` points the triplets are those of a random
 :data:`MAX_ANCHORS` of the points as anchors, their targets and impostors
@@ -25,199 +23,12 @@ which then grows as ``n * MAX_ANCHORS`` rather than ``n^2``.
 import numbers
 
 import numpy as np
-from scipy import sparse
-from sklearn.base import clone
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_array, check_random_state, check_scalar
 from sklearn.utils.validation import check_consistent_length, column_or_1d
 
-from ._defaults import (APPROXIMATE_MIN_SAMPLES, AUTO_INDEX_WIDTH, MAX_ANCHORS,
-                        MAX_PAIR_TRIPLETS)
+from ._defaults import MAX_ANCHORS, MAX_PAIR_TRIPLETS
 from ._arrays import centred
-
-
-_NEIGHBORS_KINDS = ("neighbors must be None, 'auto' or a KNeighborsTransformer-"
-                    "like estimator")
-
-
-def resolve_neighbors(neighbors, n_samples, random_state=None):
-    """Check ``neighbors`` and turn ``'auto'`` into ``None`` or an index.
-
-    Parameters
-    ----------
-    neighbors : None, 'auto' or estimator
-        ``None``: exact search (scikit-learn's ``NearestNeighbors``).
-        ``'auto'``: exact below :data:`APPROXIMATE_MIN_SAMPLES` points;
-        above it pynndescent's ``PyNNDescentTransformer`` (width
-        :data:`AUTO_INDEX_WIDTH`, one thread) when pynndescent is installed
-        (the ``ann`` extra), else exact. An estimator: a scikit-learn style
-        ``KNeighborsTransformer`` (``fit(X)``; ``transform(X)`` returning
-        the sparse graph of each row's nearest fitted points with their
-        distances, ``mode='distance'``; an ``n_neighbors`` parameter), such
-        as ``sklearn.neighbors.KNeighborsTransformer`` or
-        ``pynndescent.PyNNDescentTransformer``.
-    n_samples : int
-        Points the triplets are mined from.
-    random_state : int, RandomState instance or None
-        Seed of the index ``'auto'`` builds.
-
-    Returns
-    -------
-    neighbors : None or estimator
-
-    Raises
-    ------
-    ValueError, TypeError
-        For anything else; the message names ``neighbors``.
-
-    Notes
-    -----
-    With at most :data:`MAX_ANCHORS` anchors, exact search costs about
-    ``n * MAX_ANCHORS`` distances and NN-descent about ``n`` plus a fixed
-    number of queries, both linear in ``n``; but scikit-learn's exact
-    search is a few large matrix products, fast per distance, while
-    pynndescent compiles its graph construction anew in every process
-    (numba cannot cache it: about 25 s on one core) and, on data of high
-    intrinsic dimension, needs a wide graph (30 neighbours) to find 99 %
-    of the nearest few. On 10 classes of 50 standardised features (30 of
-    them noise), one thread, in a fresh process, a whole fit took 239 s
-    (exact) and 262 s (pynndescent) on 1,000,000 points, 613 s and 532 s
-    on 2,000,000; the threshold is the first size measured where
-    pynndescent was faster (the figures are in the commit that set it).
-    """
-    if neighbors is None:
-        return None
-    if isinstance(neighbors, str):
-        if neighbors != "auto":
-            raise ValueError("%s, got %r." % (_NEIGHBORS_KINDS, neighbors))
-        if n_samples < APPROXIMATE_MIN_SAMPLES:
-            return None
-        try:
-            from pynndescent import PyNNDescentTransformer
-        except ImportError:
-            return None
-        return PyNNDescentTransformer(n_neighbors=AUTO_INDEX_WIDTH,
-                                      random_state=random_state, n_jobs=1)
-    missing = [name for name in ("fit", "transform", "get_params", "set_params")
-               if not callable(getattr(neighbors, name, None))]
-    if missing:
-        raise TypeError("%s (fit, transform, get_params, set_params), got %r "
-                        "of type %s, which has no %s." % (
-                            _NEIGHBORS_KINDS, neighbors,
-                            type(neighbors).__name__, ", ".join(missing)))
-    params = neighbors.get_params()
-    if "n_neighbors" not in params:
-        raise ValueError(
-            "neighbors=%r has no n_neighbors parameter: the triplets set it "
-            "to the neighbours each search needs." % (neighbors,))
-    if params.get("mode", "distance") != "distance":
-        raise ValueError(
-            "neighbors=%r has mode=%r: its graph must hold distances "
-            "(mode='distance') to order each point's neighbours." % (
-                neighbors, params["mode"]))
-    return neighbors
-
-
-def graph_neighbours(graph, shape, n_neighbors, leave_out_self=False):
-    """The ``n_neighbors`` nearest columns of each row of a k-NN distance graph.
-
-    Each row's stored entries are ordered by distance, then column; with
-    ``leave_out_self``, row ``i``'s own column ``i`` is dropped first.
-
-    Returns
-    -------
-    indices : ndarray of shape (shape[0], n_neighbors), dtype=intp
-    distances : ndarray of shape (shape[0], n_neighbors)
-    """
-    if not sparse.issparse(graph) or graph.shape != shape:
-        raise ValueError(
-            "neighbors' transform must return a sparse %s graph of "
-            "distances, got %s." % (shape, "shape %s" % (graph.shape,)
-                                    if sparse.issparse(graph)
-                                    else type(graph).__name__))
-    graph = sparse.csr_array(graph)
-    n_rows = shape[0]
-    counts = np.diff(graph.indptr)
-    rows = np.repeat(np.arange(n_rows), counts)
-    columns, distances = graph.indices, graph.data
-    if leave_out_self:
-        own = columns == rows
-        counts = counts - np.bincount(rows[own], minlength=n_rows)
-        rows, columns, distances = rows[~own], columns[~own], distances[~own]
-    if n_rows and counts.min() < n_neighbors:
-        raise ValueError(
-            "neighbors' graph gives a point %d neighbours, fewer than the %d "
-            "needed." % (counts.min(), n_neighbors))
-    if n_rows and counts.max() == counts.min():
-        # Rows of one length (the usual graph): a sort within each row.
-        columns = columns.reshape(n_rows, -1)
-        distances = distances.reshape(n_rows, -1)
-        order = np.lexsort((columns, distances), axis=-1)[:, :n_neighbors]
-        return (np.take_along_axis(columns, order, axis=1).astype(np.intp),
-                np.take_along_axis(distances, order, axis=1))
-    order = np.lexsort((columns, distances, rows))
-    rank = np.arange(rows.shape[0]) - np.repeat(np.cumsum(counts) - counts,
-                                                counts)
-    kept = order[rank < n_neighbors]
-    return (columns[kept].reshape(n_rows, n_neighbors).astype(np.intp),
-            distances[kept].reshape(n_rows, n_neighbors))
-
-
-class ClassIndex:
-    """A neighbour index over one class's points, and its own neighbours.
-
-    Parameters
-    ----------
-    points : ndarray of shape (n_points, n_features)
-    width : int
-        Neighbours the index keeps per point.
-    neighbors : estimator
-        Checked by :func:`resolve_neighbors`; cloned, with ``n_neighbors``
-        set to ``width``. A class of at most ``width + 1`` points is
-        searched exactly: every point is then a neighbour, and indexes
-        differ in whether they count the query point among
-        ``n_neighbors``.
-
-    Attributes
-    ----------
-    own_ : ndarray of shape (n_points, min(width, n_points - 1))
-        Each point's nearest other points of the class (itself left out,
-        not its exact duplicates), nearest first.
-    """
-
-    def __init__(self, points, width, neighbors):
-        self.n_points = points.shape[0]
-        self.width = width
-        if self.n_points <= width + 1:
-            self.index = NearestNeighbors(n_neighbors=1).fit(points)
-            self.own_ = (self.index.kneighbors(
-                n_neighbors=self.n_points - 1, return_distance=False)
-                if self.n_points > 1 else np.empty((1, 0), dtype=np.intp))
-            return
-        self.index = clone(neighbors).set_params(n_neighbors=width)
-        # fit_transform gives width + 1 neighbours per point, itself among
-        # them (scikit-learn's and pynndescent's transformers alike).
-        self.own_ = graph_neighbours(
-            self.index.fit_transform(points), (self.n_points, self.n_points),
-            width, leave_out_self=True)[0]
-
-    def query(self, queries, n_neighbors):
-        """The ``min(n_neighbors, n_points)`` nearest points to each query.
-
-        A query of other points gives ``width`` neighbours (pynndescent) or
-        ``width + 1`` (scikit-learn); the nearest are kept.
-
-        Returns
-        -------
-        indices : ndarray of shape (n_queries, k), dtype=intp
-        distances : ndarray of shape (n_queries, k)
-        """
-        n_neighbors = min(n_neighbors, self.n_points)
-        if isinstance(self.index, NearestNeighbors):
-            distances, indices = self.index.kneighbors(queries, n_neighbors)
-            return indices, distances
-        return graph_neighbours(self.index.transform(queries),
-                                (queries.shape[0], self.n_points), n_neighbors)
 
 
 def sample_anchors(members_of, max_anchors, random_state):
@@ -258,52 +69,14 @@ def _leave_out(found, own):
     return found[keep].reshape(found.shape[0], found.shape[1] - 1)
 
 
-def _indexed_neighbours(X, members_of, anchors_of, k_genuine, k_impostor,
-                        neighbors):
-    """Targets and impostors of every class through one index per class.
-
-    The ``k`` nearest points of the other classes are the ``k`` nearest of
-    the union of each other class's ``k`` nearest, so every class is
-    indexed once and queried by the others' anchors: each point is indexed
-    once, where indexing the other classes for every class would index it
-    ``n_classes - 1`` times (building an index costs several queries).
+def _exact_neighbours(X, class_index, members_of, anchors_of, k_genuine,
+                      k_impostor):
+    """Targets and impostors of every class by exact search.
 
     Yields
     ------
     (positions, targets, impostors) per class : the anchors' positions in
         the class (None: all), and ndarrays of indices into ``X``
-    """
-    width = max(k_genuine, k_impostor, neighbors.get_params()["n_neighbors"])
-    indexes = [ClassIndex(X[members], width, neighbors)
-               for members in members_of]
-    for c, (members, positions) in enumerate(zip(members_of, anchors_of)):
-        n_targets = min(k_genuine, members.shape[0] - 1)
-        if n_targets < 1 or _no_anchor(positions):
-            yield None, None, None
-            continue
-        own = indexes[c].own_[:, :n_targets]
-        targets = members[own if positions is None else own[positions]]
-        queries = X[members if positions is None else members[positions]]
-        best = np.empty((queries.shape[0], 0), dtype=np.intp)
-        best_distances = np.empty((queries.shape[0], 0))
-        for other, other_members in enumerate(members_of):
-            if other == c:
-                continue
-            found, distances = indexes[other].query(queries, k_impostor)
-            best = np.hstack([best, other_members[found]])
-            best_distances = np.hstack([best_distances, distances])
-            order = np.argsort(best_distances, axis=1, kind="stable")
-            order = order[:, :k_impostor]
-            best = np.take_along_axis(best, order, axis=1)
-            best_distances = np.take_along_axis(best_distances, order, axis=1)
-        yield positions, targets, best
-
-
-def _exact_neighbours(X, class_index, members_of, anchors_of, k_genuine,
-                      k_impostor):
-    """Targets and impostors of every class by exact search (the default).
-
-    Yields as :func:`_indexed_neighbours`.
     """
     for c, (members, positions) in enumerate(zip(members_of, anchors_of)):
         others = np.flatnonzero(class_index != c)
@@ -354,18 +127,12 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
         uses all its other members; a class of one member gives no triplet.
     k_impostor : int, default=10
         Impostors per point (at most the number of points of other classes).
-    neighbors : None, 'auto' or estimator, default=None
-        How the neighbours are found. None: exactly (scikit-learn's
-        ``NearestNeighbors``). ``'auto'`` or a scikit-learn style
-        ``KNeighborsTransformer`` (such as pynndescent's
-        ``PyNNDescentTransformer``): as the ``neighbors`` parameter of
-        :class:`~metric_learn_scml.SCML_Supervised` (an index is cloned per
-        class with ``n_neighbors`` at least ``max(k_genuine, k_impostor)``;
-        each class is indexed once and queried by the other classes'
-        points). Beyond the paper.
+    neighbors : None, default=None
+        Only None: the neighbours are searched exactly (scikit-learn's
+        ``NearestNeighbors``). Any other value raises a ``ValueError``
+        (approximate search was removed).
     random_state : int, RandomState instance or None, default=None
-        Seed of the index ``neighbors='auto'`` builds, and of the anchors
-        drawn beyond ``max_anchors`` points.
+        Seed of the anchors drawn beyond ``max_anchors`` points.
     max_anchors : int, default=50000
         Beyond this many points, only the triplets of a stratified random
         ``max_anchors`` of them (each class keeps its share; their targets
@@ -411,7 +178,10 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
     for name, value in (("k_genuine", k_genuine), ("k_impostor", k_impostor),
                         ("max_anchors", max_anchors)):
         check_scalar(value, name, numbers.Integral, min_val=1)
-    neighbors = resolve_neighbors(neighbors, X.shape[0], random_state)
+    if neighbors is not None:
+        raise ValueError(
+            "neighbors=%r: the neighbours are searched exactly; approximate "
+            "search was removed. Leave neighbors=None." % (neighbors,))
     X = centred(X)
     try:
         classes, class_index = np.unique(y, return_inverse=True)
@@ -440,11 +210,8 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
         anchors_of = [found if drawn is None else found[drawn]
                       for found, drawn in zip(candidates, sample_anchors(
                           candidates, max_anchors, random_state))]
-    found = (_exact_neighbours(X, class_index, members_of, anchors_of,
-                                k_genuine, k_impostor)
-             if neighbors is None else
-             _indexed_neighbours(X, members_of, anchors_of, k_genuine,
-                                 k_impostor, neighbors))
+    found = _exact_neighbours(X, class_index, members_of, anchors_of,
+                              k_genuine, k_impostor)
     blocks = []
     for done, (members, (positions, targets, impostors)) in enumerate(
             zip(members_of, found), 1):

@@ -407,10 +407,9 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
         As in :class:`SCML`.
     n_basis : int, default=None
         As in :class:`SCML`.""" + LOCAL_PARAMETERS + r"""
-    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state
+    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, verbose, preprocessor, random_state
         As in :class:`SCML`; ``max_iter`` to ``n_iter_no_change`` apply to
-        both stages, ``solver`` and ``max_new_elements`` to the global
-        stage.
+        both stages, ``solver`` to the global stage.
 
     Attributes
     ----------""" + LOCAL_ATTRIBUTES + "\n" + LOCAL_NOTES + r"""
@@ -448,8 +447,8 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
                  embedding_dim=40, learning_rate=0.3, embedding_method="auto",
                  n_landmarks=1000, gamma=1.0,
                  max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
-                 n_iter_no_change=4, solver="auto", max_new_elements=0,
-                 verbose=False, preprocessor=None, random_state=None):
+                 n_iter_no_change=4, solver="auto", verbose=False,
+                 preprocessor=None, random_state=None):
         self.beta = beta
         self.global_beta = global_beta
         self.basis = basis
@@ -465,7 +464,6 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
         self.solver = solver
-        self.max_new_elements = max_new_elements
         self.verbose = verbose
         self.preprocessor = preprocessor
         self.random_state = random_state
@@ -486,7 +484,6 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         Same-class neighbours ("targets") per point.
     k_impostor : int, default=10
         Other-class neighbours ("impostors") per point.
-    """ + parameters("neighbors") + r"""
     beta : 'auto' or float, default=1e-5
         Strength of the local stage's group penalty
         :math:`\beta \sum_k \|(a_k, c_k)\|_2` (the paper's value).
@@ -520,10 +517,10 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         As in :class:`SCML_Supervised`.
     n_basis : int, default=None
         As in :class:`SCML_Supervised`.""" + LOCAL_PARAMETERS + r"""
-    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, verbose, preprocessor, random_state
+    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, verbose, preprocessor, random_state
         As in :class:`SCML_Supervised`; ``max_iter`` to
-        ``n_iter_no_change`` apply to both stages, ``solver`` and
-        ``max_new_elements`` to the global stage.
+        ``n_iter_no_change`` apply to both stages, ``solver`` to the global
+        stage.
 
     Attributes
     ----------""" + LOCAL_ATTRIBUTES + r"""
@@ -567,17 +564,15 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         "global_beta": [Options("auto"), Interval("float", low=0), None],
     }
 
-    def __init__(self, k_genuine=3, k_impostor=10, neighbors="auto",
-                 beta=1e-5, global_beta="auto", basis="lda",
+    def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5,
+                 global_beta="auto", basis="lda",
                  n_basis=None, embedding_dim=40, learning_rate=0.3,
                  embedding_method="auto", n_landmarks=1000,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
-                 tol=1e-3, n_iter_no_change=4, solver="auto",
-                 max_new_elements=0, verbose=False, preprocessor=None,
-                 random_state=None):
+                 tol=1e-3, n_iter_no_change=4, solver="auto", verbose=False,
+                 preprocessor=None, random_state=None):
         self.k_genuine = k_genuine
         self.k_impostor = k_impostor
-        self.neighbors = neighbors
         self.beta = beta
         self.global_beta = global_beta
         self.basis = basis
@@ -593,7 +588,6 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
         self.solver = solver
-        self.max_new_elements = max_new_elements
         self.verbose = verbose
         self.preprocessor = preprocessor
         self.random_state = random_state

@@ -262,7 +262,6 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         Same-class neighbours ("targets") per point, within its task.
     k_impostor : int, default=10
         Other-class neighbours ("impostors") per point, within its task.
-    """ + parameters("neighbors") + """
     basis : {'lda', 'triplet_diffs'} or array-like of shape (n_basis, n_features), \
 default='lda'
         ``'lda'`` builds the paper's local discriminative basis (as in
@@ -311,15 +310,13 @@ default='lda'
         "beta": [Options("auto"), Interval("float", low=0)],
     }
 
-    def __init__(self, k_genuine=3, k_impostor=10, neighbors="auto",
-                 beta="auto", basis="lda",
+    def __init__(self, k_genuine=3, k_impostor=10, beta="auto", basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="rda",
                  partial_fit_memory=DEFAULT_MEMORY, verbose=False,
                  preprocessor=None, random_state=None, n_components=None):
         self.k_genuine = k_genuine
         self.k_impostor = k_impostor
-        self.neighbors = neighbors
         self.beta = beta
         self.basis = basis
         self.n_basis = n_basis

@@ -50,8 +50,7 @@ def check_betas(betas):
 
 
 def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
-              n_basis=None, k_genuine=3, k_impostor=10, neighbors="auto",
-              random_state=None):
+              n_basis=None, k_genuine=3, k_impostor=10, random_state=None):
     r"""The exact SCML-Global optima along a decreasing grid of beta.
 
     Triplets and the basis are built from the labels as in
@@ -81,8 +80,6 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     basis : {'lda', 'triplet_diffs'} or array-like of shape (n_basis, n_features), default='lda'
     n_basis : int, default=None
     k_genuine, k_impostor : int, default=3, 10
-    neighbors : 'auto', None or KNeighborsTransformer, default='auto'
-        As in :class:`~metric_learn_scml.SCML_Supervised`.
     random_state : int, RandomState instance or None, default=None
 
     Returns
@@ -114,13 +111,12 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     if betas is not None:
         betas = check_betas(betas)
     model = _PathChecks(basis=basis, n_basis=n_basis, k_genuine=k_genuine,
-                        k_impostor=k_impostor, neighbors=neighbors,
-                        random_state=random_state)
+                        k_impostor=k_impostor, random_state=random_state)
     model._start_fit()
     X, y = validate_supervised(model, X, y)
     path = LabelledPath(
         X, y, path_basis(model._path_settings(X.shape[1]), X, y, model._rng),
-        k_genuine, k_impostor, model._rng, neighbors)
+        k_genuine, k_impostor, model._rng)
     basis = path.basis
     largest = path.beta_max()
     if not largest > 0:
@@ -296,10 +292,9 @@ class SCML_SupervisedCV(SCML_Supervised):
         Every training part needs points of two classes or more.
     n_jobs : int, default=None
         Splits of ``cv`` fitted in parallel (joblib).
-    k_genuine, k_impostor, neighbors, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, max_new_elements, partial_fit_memory, verbose, preprocessor, random_state, n_components
+    k_genuine, k_impostor, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, partial_fit_memory, verbose, preprocessor, random_state, n_components
         As in :class:`~metric_learn_scml.SCML_Supervised` (the refit uses
-        them all; the folds use all but ``solver`` and
-        ``max_new_elements``).
+        them all; the folds use all but ``solver``).
 
     Attributes
     ----------
@@ -349,11 +344,10 @@ class SCML_SupervisedCV(SCML_Supervised):
     beta = "auto"
 
     def __init__(self, betas=None, n_betas=7, eps=1e-5, cv=3, n_jobs=None,
-                 k_genuine=3, k_impostor=10, neighbors="auto",
-                 basis="lda", n_basis=None,
+                 k_genuine=3, k_impostor=10, basis="lda", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
-                 max_new_elements=0, partial_fit_memory=DEFAULT_MEMORY,
+                 partial_fit_memory=DEFAULT_MEMORY,
                  verbose=False, preprocessor=None, random_state=None,
                  n_components=None):
         self.betas = betas
@@ -363,7 +357,6 @@ class SCML_SupervisedCV(SCML_Supervised):
         self.n_jobs = n_jobs
         self.k_genuine = k_genuine
         self.k_impostor = k_impostor
-        self.neighbors = neighbors
         self.basis = basis
         self.n_basis = n_basis
         self.gamma = gamma
@@ -373,7 +366,6 @@ class SCML_SupervisedCV(SCML_Supervised):
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
         self.solver = solver
-        self.max_new_elements = max_new_elements
         self.partial_fit_memory = partial_fit_memory
         self.verbose = verbose
         self.preprocessor = preprocessor
@@ -432,8 +424,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         settings = self._path_settings(X.shape[1])
         if self.betas is None:
             path = LabelledPath(X, y, path_basis(settings, X, y, rng),
-                                self.k_genuine, self.k_impostor, rng,
-                                self.neighbors)
+                                self.k_genuine, self.k_impostor, rng)
             if not path.beta_max() > 0:
                 warn_no_order(type(self).__name__)
             betas = beta_grid(path.beta_max(), self.n_betas,

@@ -20,7 +20,7 @@ from ._defaults import DEFAULT_MEMORY
 from ._base import _LinearMetric, _SCMLEstimator
 from ._pipelines import _IncrementalFromLabels, _IncrementalFromTriplets
 from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
-                    attributes, parameters)
+                    attributes, fill, parameters)
 from ._constraints import Interval, Options
 
 
@@ -83,9 +83,8 @@ class SCML(_IncrementalFromTriplets, _GlobalSCML, _TripletsClassifierMixin):
 
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
-                 tol=1e-3, n_iter_no_change=4, solver="auto",
-                 max_new_elements=0, verbose=False, preprocessor=None,
-                 random_state=None, n_components=None):
+                 tol=1e-3, n_iter_no_change=4, solver="auto", verbose=False,
+                 preprocessor=None, random_state=None, n_components=None):
         self.beta = beta
         self.basis = basis
         self.n_basis = n_basis
@@ -96,7 +95,6 @@ class SCML(_IncrementalFromTriplets, _GlobalSCML, _TripletsClassifierMixin):
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
         self.solver = solver
-        self.max_new_elements = max_new_elements
         self.verbose = verbose
         self.preprocessor = preprocessor
         self.random_state = random_state
@@ -104,13 +102,15 @@ class SCML(_IncrementalFromTriplets, _GlobalSCML, _TripletsClassifierMixin):
 
 
 class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
-    __doc__ = r"""Sparse Compositional Metric Learning from class labels (SCML-Global).
+    __doc__ = fill(r"""Sparse Compositional Metric Learning from class labels (SCML-Global).
 
     Builds triplets from the labels (for every point, its ``k_genuine``
     nearest same-class neighbours and ``k_impostor`` nearest other-class
-    neighbours, all combinations) and a local discriminative basis (Fisher
-    discriminant analysis in k-means regions at two neighbourhood scales),
-    then learns a sparse non-negative combination
+    neighbours, all combinations, searched exactly; beyond {{MAX_ANCHORS}}
+    points, those of a stratified random {{MAX_ANCHORS}} of them, as
+    :func:`~metric_learn_scml.triplets_from_labels` mines them) and a local
+    discriminative basis (Fisher discriminant analysis in k-means regions
+    at two neighbourhood scales), then learns a sparse non-negative combination
     :math:`M = \sum_k w_k b_k b_k^T` by regularized dual averaging
     (Shi, Bellet and Sha, AAAI 2014).
 
@@ -120,7 +120,6 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         Same-class neighbours ("targets") per point.
     k_impostor : int, default=10
         Other-class neighbours ("impostors") per point.
-    """ + parameters("neighbors") + r"""
     basis : {'lda', 'triplet_diffs'} or array-like of shape (n_basis, n_features), default='lda'
         ``'lda'`` is the paper's local discriminative basis: for each
         k-means region centre and each scale ``J`` (10 and 20 points per
@@ -130,7 +129,7 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         basis of :class:`SCML` from the triplets mined from the labels
         (as metric-learn's ``SCML_Supervised`` accepts it). An array is
         used as given, its rows scaled to unit norm.
-    """ + parameters("beta:auto", *COMMON, *SOLVER, "partial_fit_memory",
+    """) + parameters("beta:auto", *COMMON, *SOLVER, "partial_fit_memory",
                      "n_components") + """
 
     Attributes
@@ -167,16 +166,14 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
     # methods a TransformerMixin subclass defines itself.
     transform = _LinearMetric.transform
 
-    def __init__(self, k_genuine=3, k_impostor=10, neighbors="auto",
-                 beta="auto", basis="lda",
+    def __init__(self, k_genuine=3, k_impostor=10, beta="auto", basis="lda",
                  n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="auto",
-                 max_new_elements=0, partial_fit_memory=DEFAULT_MEMORY,
+                 partial_fit_memory=DEFAULT_MEMORY,
                  verbose=False, preprocessor=None, random_state=None,
                  n_components=None):
         self.k_genuine = k_genuine
         self.k_impostor = k_impostor
-        self.neighbors = neighbors
         self.beta = beta
         self.basis = basis
         self.n_basis = n_basis
@@ -187,7 +184,6 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
         self.solver = solver
-        self.max_new_elements = max_new_elements
         self.partial_fit_memory = partial_fit_memory
         self.verbose = verbose
         self.preprocessor = preprocessor

@@ -5,8 +5,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from metric_learn_scml import SCML_Supervised
-from metric_learn_scml._exact import (beta_max, exact_path,
-                                      exact_weights, steepest_atoms)
+from metric_learn_scml._exact import beta_max, exact_path, exact_weights
 from metric_learn_scml._lp import ScipyLP
 from metric_learn_scml._problem import HingeProblem, SquaredDifferences
 from metric_learn_scml._problem import pair_index
@@ -208,64 +207,6 @@ def test_estimator_reaches_the_lp_optimum_of_its_problem():
          - np.square(P[triplets[:, 0]] - P[triplets[:, 2]]))
     assert model.objective_ == pytest.approx(lp_optimum(G, 1e-3), rel=1e-5)
     assert model.dual_gap_ <= 1e-6 * model.objective_
-
-
-def test_steepest_atom_is_the_top_eigenvector_of_the_negative_gradient():
-    X, _, problem, G = small_problem(0)
-    beta = 1e-2 * beta_max(problem)
-    alpha = exact_weights(problem, beta, np.zeros(G.shape[1]))[3]
-    row_ids = np.flatnonzero(alpha)
-    alpha = alpha[row_ids]
-    triplets_pairs = problem.triplet_pairs
-    pairs = problem.differences.pairs
-    atoms, values = steepest_atoms(X, pairs, triplets_pairs, row_ids, alpha, 2)
-    # brute force: the gradient in M over the triplets with alpha > 0
-    gradient = np.zeros((X.shape[1], X.shape[1]))
-    for row, a in zip(row_ids, alpha):
-        for sign, pair in ((1, triplets_pairs[row, 0]),
-                           (-1, triplets_pairs[row, 1])):
-            d = X[pairs[pair, 0]] - X[pairs[pair, 1]]
-            gradient += sign * a * np.outer(d, d)
-    eigenvalues, vectors = np.linalg.eigh(-gradient)
-    np.testing.assert_allclose(values, eigenvalues[::-1][:2], rtol=1e-8,
-                               atol=1e-12)
-    assert abs(atoms[0] @ vectors[:, -1]) == pytest.approx(1, abs=1e-8)
-    # its reduced cost beta + b' grad b is the eigenvalue's
-    assert beta + atoms[0] @ gradient @ atoms[0] == pytest.approx(
-        beta - values[0])
-
-
-def test_column_generation_never_increases_the_objective_and_certifies():
-    rng = np.random.RandomState(0)
-    X = rng.randn(80, 4)
-    y = (X[:, 0] + X[:, 1] > 0).astype(int)
-    # a basis that misses the useful direction (x0 + x1)
-    basis = np.array([[1.0, -1.0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0]])
-    fixed = SCML_Supervised(beta=1e-2, basis=basis, random_state=0).fit(X, y)
-    grown = SCML_Supervised(beta=1e-2, basis=basis, max_new_elements=50,
-                            random_state=0).fit(X, y)
-    # the exact phase's rows of the history start at the fixed basis'
-    # optimum (the same run up to there) and then only go down
-    values = grown.objective_history_[:, 1]
-    first = np.flatnonzero(np.isclose(values, fixed.objective_,
-                                      rtol=1e-9))[-1]
-    history = values[first:]
-    assert history.shape[0] > 1
-    assert grown.objective_ < fixed.objective_
-    assert np.all(np.diff(history) <= 1e-12)
-    assert grown.basis_.shape[0] > basis.shape[0]
-    # it stopped because no atom has an eigenvalue above beta: optimal over
-    # every PSD metric, not only the grown basis' cone
-    triplets = triplets_from_labels(X, y)
-    pairs, triplet_pairs = pair_index(triplets)
-    problem = HingeProblem(SquaredDifferences(X @ grown.basis_.T, pairs),
-                           triplet_pairs)
-    alpha = exact_weights(problem, 1e-2, grown.weights_)[3]
-    row_ids = np.flatnonzero(alpha)
-    alpha = alpha[row_ids]
-    _, values = steepest_atoms(X, pairs, triplet_pairs, row_ids, alpha, 1)
-    assert grown.basis_.shape[0] - basis.shape[0] < 50
-    assert values[0] <= 1e-2 * (1 + 1e-5)
 
 
 def scaled_triplets(scale):

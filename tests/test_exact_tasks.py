@@ -97,10 +97,9 @@ def solve(problem, beta, start=None, tol=1e-6, **kwargs):
 
 
 def group_phase(problem, result, beta, **kwargs):
-    """:func:`exact_phase` on a problem without points (no basis growth)."""
-    return exact_phase(None, np.zeros((problem.n_basis, 0)),
-                       problem.differences, problem.triplet_pairs,
-                       problem.task_offsets, result, beta, **kwargs)[0]
+    """:func:`exact_phase` on ``problem``'s triplets."""
+    return exact_phase(problem.differences, problem.triplet_pairs,
+                       problem.task_offsets, result, beta, **kwargs)
 
 
 @pytest.mark.parametrize("relative_beta", [1e-3, 0.2])

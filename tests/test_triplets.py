@@ -1,17 +1,9 @@
-import sys
-
 import numpy as np
 import pytest
-from scipy import sparse
 from scipy.spatial.distance import cdist
-from sklearn.datasets import make_blobs
-from sklearn.neighbors import KNeighborsTransformer, NearestNeighbors
-from sklearn.preprocessing import StandardScaler
+from sklearn.neighbors import NearestNeighbors
 
-from metric_learn_scml._triplets import (APPROXIMATE_MIN_SAMPLES,
-                                          AUTO_INDEX_WIDTH, graph_neighbours,
-                                          resolve_neighbors,
-                                          triplets_from_labels)
+from metric_learn_scml._triplets import triplets_from_labels
 
 from metric_learn_scml._arrays import distinct_rows, triplets_to_indices
 
@@ -90,7 +82,8 @@ def test_public_triplets_are_metric_learns_knn_triplets(iris):
     (dict(y=np.array([1, "a", 2, "b", 3], dtype=object)), TypeError,
      "y must hold class labels of one type"),
     (dict(X=np.full((5, 2), np.nan)), ValueError, "Input X contains NaN"),
-    (dict(neighbors="fast"), ValueError, "neighbors must be None, 'auto'"),
+    # (approximate search was removed; the keyword may go as well)
+    (dict(neighbors="auto"), (TypeError, ValueError), "neighbors"),
 ])
 def test_public_triplets_name_a_bad_argument(arguments, error, match):
     from metric_learn_scml import triplets_from_labels as public
@@ -184,7 +177,8 @@ def test_distinct_rows():
 
 
 def todays_triplets(X, y, k_genuine, k_impostor):
-    # The exact search as it was before neighbors= existed.
+    # The exact search, written out with one index per class and per other
+    # classes.
     blocks = []
     for c in np.unique(y):
         members, others = np.flatnonzero(y == c), np.flatnonzero(y != c)
@@ -203,9 +197,8 @@ def todays_triplets(X, y, k_genuine, k_impostor):
     return np.concatenate(blocks)
 
 
-@pytest.mark.parametrize("neighbors", [None, "auto"])
 @pytest.mark.parametrize("seed", range(6))
-def test_exact_search_is_todays_bit_for_bit(neighbors, seed):
+def test_exact_search_is_todays_bit_for_bit(seed):
     rng = np.random.RandomState(seed)
     n = rng.randint(5, 150)
     # a small grid: many exact duplicates and tied distances
@@ -215,33 +208,22 @@ def test_exact_search_is_todays_bit_for_bit(neighbors, seed):
     y[:2] = [0, 1]
     k_genuine, k_impostor = rng.randint(1, 5), rng.randint(1, 12)
     np.testing.assert_array_equal(
-        triplets_from_labels(X, y, k_genuine, k_impostor, neighbors=neighbors),
+        triplets_from_labels(X, y, k_genuine, k_impostor),
         todays_triplets(X, y, k_genuine, k_impostor))
 
 
 def class_sizes_dataset():
-    # classes larger and smaller than the index width (searched exactly)
+    # classes of several sizes, the last without a target
     rng = np.random.RandomState(0)
     y = np.repeat([0, 1, 2, 3], [300, 120, 9, 1])
     return rng.randn(len(y), 6) + y[:, None], y
 
 
-def test_a_scikit_learn_index_gives_the_exact_triplets():
-    X, y = class_sizes_dataset()
-    expected = triplets_from_labels(X, y, 3, 10)
-    for index in (KNeighborsTransformer(), KNeighborsTransformer(n_neighbors=40)):
-        np.testing.assert_array_equal(
-            triplets_from_labels(X, y, 3, 10, neighbors=index), expected)
-    # the given index is cloned, not fitted
-    assert not hasattr(index, "n_samples_fit_")
-
-
-@pytest.mark.parametrize("neighbors", [None, KNeighborsTransformer()])
-def test_sampled_anchors_keep_their_exact_triplets(neighbors):
+def test_sampled_anchors_keep_their_exact_triplets():
     X, y = class_sizes_dataset()
     everyone = triplets_from_labels(X, y, 3, 10)
-    sampled = triplets_from_labels(X, y, 3, 10, neighbors=neighbors,
-                                   random_state=0, max_anchors=100)
+    sampled = triplets_from_labels(X, y, 3, 10, random_state=0,
+                                   max_anchors=100)
     anchors = np.unique(sampled[:, 0])
     # stratified: ceil(n_c * 100 / 430) of each class with a target
     counts = np.bincount(y[anchors], minlength=4)
@@ -251,15 +233,13 @@ def test_sampled_anchors_keep_their_exact_triplets(neighbors):
         sampled, everyone[np.isin(everyone[:, 0], anchors)])
 
 
-@pytest.mark.parametrize("neighbors", [None, KNeighborsTransformer()])
-def test_given_anchors_keep_their_triplets_among_all_points(neighbors):
+def test_given_anchors_keep_their_triplets_among_all_points():
     # (partial_fit's batch against the points it remembers.)
     X, y = class_sizes_dataset()
     everyone = triplets_from_labels(X, y, 3, 10)
     # Class 3 (no target) and most of class 2 left out.
     anchors = np.flatnonzero((np.arange(y.shape[0]) % 3 == 0) & (y != 3))
-    mined = triplets_from_labels(X, y, 3, 10, neighbors=neighbors,
-                                 anchors=anchors)
+    mined = triplets_from_labels(X, y, 3, 10, anchors=anchors)
     np.testing.assert_array_equal(
         mined, everyone[np.isin(everyone[:, 0], anchors)])
     # Beyond max_anchors, a stratified sample of the given anchors.
@@ -278,84 +258,3 @@ def test_sampled_anchors_with_duplicates_never_target_themselves():
     assert np.unique(triplets[:, 0]).shape[0] == 10
     assert np.all(triplets[:, 0] != triplets[:, 1])
     assert np.all(y[triplets[:, 0]] == y[triplets[:, 1]])
-
-
-def test_auto_without_pynndescent_searches_exactly(monkeypatch):
-    X, y = class_sizes_dataset()
-    monkeypatch.setitem(sys.modules, "pynndescent", None)   # not installed
-    assert resolve_neighbors("auto", APPROXIMATE_MIN_SAMPLES) is None
-    # (triplets_from_labels resolves 'auto' by resolve_neighbors alone.)
-    np.testing.assert_array_equal(
-        triplets_from_labels(X, y, neighbors="auto"), triplets_from_labels(X, y))
-
-
-def test_auto_picks_pynndescent_above_the_threshold():
-    pynndescent = pytest.importorskip("pynndescent")
-    below = APPROXIMATE_MIN_SAMPLES - 1
-    assert resolve_neighbors("auto", below) is None
-    index = resolve_neighbors("auto", APPROXIMATE_MIN_SAMPLES, random_state=3)
-    assert isinstance(index, pynndescent.PyNNDescentTransformer)
-    assert index.get_params()["n_neighbors"] == AUTO_INDEX_WIDTH
-    assert index.get_params()["random_state"] == 3
-
-
-def test_pynndescent_finds_nearly_every_exact_neighbour():
-    pynndescent = pytest.importorskip("pynndescent")
-    X, y = make_blobs(3000, n_features=10, centers=8, cluster_std=3.0,
-                      random_state=0)
-    y = y % 4        # classes of two blobs each, which overlap
-    exact = triplets_from_labels(X, y)
-    approximate = triplets_from_labels(
-        X, y, neighbors=pynndescent.PyNNDescentTransformer(random_state=0,
-                                                           n_jobs=1))
-    assert approximate.shape == exact.shape
-    for columns in ([0, 1], [0, 2]):      # targets, impostors
-        found = {tuple(row) for row in approximate[:, columns]}
-        wanted = {tuple(row) for row in exact[:, columns]}
-        assert len(found & wanted) / len(wanted) > 0.98
-
-
-class ConnectivityOnly(KNeighborsTransformer):
-    def __init__(self, n_neighbors=5):
-        super().__init__(mode="connectivity", n_neighbors=n_neighbors)
-
-
-class DenseGraph(KNeighborsTransformer):
-    def transform(self, X):
-        return super().transform(X).toarray()
-
-
-@pytest.mark.parametrize("neighbors, error, match", [
-    ("exact", ValueError, "neighbors must be None, 'auto'"),
-    (NearestNeighbors(), TypeError, "has no transform"),
-    (StandardScaler(), ValueError, "no n_neighbors parameter"),
-    (KNeighborsTransformer(mode="connectivity"), ValueError, "mode='distance'"),
-    (DenseGraph(), ValueError, "neighbors' transform must return a sparse"),
-])
-def test_a_bad_neighbors_is_named(neighbors, error, match):
-    X, y = class_sizes_dataset()
-    with pytest.raises(error, match=match):
-        triplets_from_labels(X, y, neighbors=neighbors)
-
-
-def test_graph_neighbours_orders_rows_and_leaves_the_point_out():
-    # (row, column, distance); row 0 lists itself and an exact duplicate
-    # (both at 0), row 1 does not list itself: rows of several lengths
-    entries = [(0, 0, 0.0), (0, 1, 0.0), (0, 2, 3.0), (0, 3, 1.0),
-               (1, 0, 2.0), (1, 2, 1.0),
-               (2, 0, 5.0), (2, 1, 4.0), (2, 3, 2.0), (2, 2, 0.0),
-               (3, 0, 1.0), (3, 3, 0.0)]
-    rows, columns, distances = map(np.array, zip(*entries))
-    graph = sparse.csr_array((distances, (rows, columns)), shape=(4, 4))
-    indices, found = graph_neighbours(graph, (4, 4), 1, leave_out_self=True)
-    np.testing.assert_array_equal(indices[:, 0], [1, 2, 3, 0])
-    np.testing.assert_array_equal(found[:, 0], [0.0, 1.0, 2.0, 1.0])
-    with pytest.raises(ValueError, match="1 neighbours, fewer than the 2"):
-        graph_neighbours(graph, (4, 4), 2, leave_out_self=True)
-    # rows of one length: a sort within each row, ties by column
-    graph = sparse.csr_array((np.array([3.0, 1.0, 2.0, 1.0, 1.0, 1.0]),
-                              np.array([2, 0, 1, 2, 0, 1]),
-                              np.array([0, 3, 6])), shape=(2, 3))
-    indices, found = graph_neighbours(graph, (2, 3), 2)
-    np.testing.assert_array_equal(indices, [[0, 1], [0, 1]])
-    np.testing.assert_array_equal(found, [[1.0, 2.0], [1.0, 1.0]])
