@@ -278,7 +278,7 @@ class _FromLabels:
                  check_basis_array(self.basis, n_features, self.n_basis))
         return PathSettings(
             basis, self._n_basis(n_features), self.k_genuine,
-            self.k_impostor, None,   # neighbors: exact search
+            self.k_impostor,
             dict(gamma=self.gamma, batch_size=self.batch_size,
                  max_iter=self.max_iter, eval_every=self.output_iter,
                  tol=self.tol, n_iter_no_change=self.n_iter_no_change))

@@ -54,10 +54,8 @@ class LabelledPath:
     array.
     """
 
-    def __init__(self, X, y, basis, k_genuine, k_impostor, random_state,
-                 neighbors=None):
+    def __init__(self, X, y, basis, k_genuine, k_impostor, random_state):
         triplets = triplets_from_labels(X, y, k_genuine, k_impostor,
-                                        neighbors=neighbors,
                                         random_state=random_state)
         if callable(basis):
             basis = basis(triplets)
@@ -186,7 +184,6 @@ class PathSettings(NamedTuple):
     n_basis: int
     k_genuine: int
     k_impostor: int
-    neighbors: object
     rda: dict
 
 

@@ -101,7 +101,7 @@ def _exact_neighbours(X, class_index, members_of, anchors_of, k_genuine,
         yield positions, targets, impostors
 
 
-def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
+def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
                          random_state=None, max_anchors=MAX_ANCHORS,
                          anchors=None, progress=None):
     """Triplet constraints from class labels, as the supervised learners mine them.
@@ -127,10 +127,6 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
         uses all its other members; a class of one member gives no triplet.
     k_impostor : int, default=10
         Impostors per point (at most the number of points of other classes).
-    neighbors : None, default=None
-        Only None: the neighbours are searched exactly (scikit-learn's
-        ``NearestNeighbors``). Any other value raises a ``ValueError``
-        (approximate search was removed).
     random_state : int, RandomState instance or None, default=None
         Seed of the anchors drawn beyond ``max_anchors`` points.
     max_anchors : int, default=50000
@@ -178,10 +174,6 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *, neighbors=None,
     for name, value in (("k_genuine", k_genuine), ("k_impostor", k_impostor),
                         ("max_anchors", max_anchors)):
         check_scalar(value, name, numbers.Integral, min_val=1)
-    if neighbors is not None:
-        raise ValueError(
-            "neighbors=%r: the neighbours are searched exactly; approximate "
-            "search was removed. Leave neighbors=None." % (neighbors,))
     X = centred(X)
     try:
         classes, class_index = np.unique(y, return_inverse=True)
