@@ -148,9 +148,13 @@ PARAMETERS = {
         most are scored): the rest ({{MAX_SELECTION_POINTS}} points at most) is fitted for
         {{N_BETAS}} values from :math:`10^{-0.5}`
         to :math:`10^{-5}` times the smallest beta that keeps no element,
-        and, among the values whose held-out 3-NN error is within half a
-        standard error of the least, the least error on held-out triplets
-        wins (then the larger beta). The model is then fitted on
+        and each is scored by the 3-NN error of the held-out points; the
+        next fifth is held out in turn (a stratified 5-fold) until
+        {{MIN_SCORED_POINTS}} points are scored, so that small data are scored on every
+        point. Among the values whose error is within {{ERROR_BAND}} paired
+        standard error of the least, the smallest (the densest model) wins:
+        a sparser model within the noise is a choice made on noise. The
+        model is then fitted on
         every point at that value (see :class:`SCML_SupervisedCV` for
         k-fold cross-validation). Where the Euclidean metric beats every
         value on the held-out points by more than a standard error, the
@@ -173,9 +177,9 @@ PARAMETERS = {
         fewer basis elements, and an element is dropped for all tasks at
         once. ``'auto'`` runs on each task the choice of
         :class:`~metric_learn_scml.SCML_Supervised`'s ``beta='auto'`` (the
-        same held-out cut, grid and rule), averages the tasks' held-out
-        errors at each multiple of :math:`\beta_{\max}` (weighted by the
-        points scored), and applies the chosen multiple to the norm of the
+        same held-out points, grid and rule), chooses from the tasks'
+        held-out mistakes pooled at each multiple of :math:`\beta_{\max}`,
+        and applies the chosen multiple to the norm of the
         tasks' :math:`\beta_{\max}`: for :math:`T` like tasks that is
         :math:`\sqrt{T}` times the single-task value, as the group norm of
         a column they share is :math:`\sqrt{T}` times one task's weight.

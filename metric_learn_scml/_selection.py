@@ -24,13 +24,13 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.utils import check_random_state
 
 from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         EUCLIDEAN_MARGIN, FALLBACK_BETA, MAX_SELECTION_POINTS,
-                        MAX_VALIDATION_POINTS, MERGE_DIGITS,
+                        MAX_VALIDATION_POINTS, MERGE_DIGITS, MIN_SCORED_POINTS,
                         MIN_SELECTION_POINTS_PER_CLASS, N_BETAS,
                         SCORE_NEIGHBOURS, VALIDATION_FRACTION)
 from ._arrays import centred
@@ -155,19 +155,22 @@ def held_out_scores(weights, basis, X_fit, y_fit, X_held, y_held, triplets):
     Returns
     -------
     errors, triplet_errors : ndarray of shape (n_rows,)
+    mistakes : ndarray of shape (n_rows, n_held), bool
+        Which held-out points each row's 3-NN classifier gets wrong (the
+        mean of a row is its error): paired comparisons of two betas.
     """
     anchors, targets, impostors = triplets
-    errors = np.empty(weights.shape[0])
+    mistakes = np.empty((weights.shape[0], X_held.shape[0]), dtype=bool)
     triplet_errors = np.ones(weights.shape[0])
     for row, w in enumerate(weights):
         components = components_from_weights(w, basis)
         fit, held = X_fit @ components.T, X_held @ components.T
-        errors[row] = held_out_error(fit, y_fit, held, y_held)
+        mistakes[row] = held_out_mistakes(fit, y_fit, held, y_held)
         if anchors.shape[0]:
             near = np.square(held[anchors] - fit[targets]).sum(axis=1)
             far = np.square(held[anchors] - fit[impostors]).sum(axis=1)
             triplet_errors[row] = np.mean(near >= far)
-    return errors, triplet_errors
+    return mistakes.mean(axis=1), triplet_errors, mistakes
 
 
 class PathSettings(NamedTuple):
@@ -238,22 +241,32 @@ def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
         weights, path.basis, X[fit], y[fit], X[held], y[held], triplets)
 
 
-def best_beta(betas, errors, triplet_errors, n_scored):
-    """The least held-out triplet error among the betas whose 3-NN error is
-    within ``ERROR_BAND`` standard errors of the least; then the largest.
+def best_beta(betas, mistakes):
+    """The smallest beta (the densest model) whose held-out 3-NN error is
+    within ``ERROR_BAND`` paired standard errors of the least.
 
-    The 3-NN error of a few hundred held-out points moves by a standard
-    error from one sample to the next, and alone it chose models of a few
-    elements on noise (KEEL phoneme: 6 elements, 21 % test error, where
-    the denser models err 14 %); the triplet error, from about thirty
-    times as many comparisons, separates the candidates it leaves.
-    ``n_scored`` is the number of distinct points behind ``errors``.
+    ``mistakes`` (``n_betas x n_scored``, :func:`held_out_scores`) says
+    which held-out points each beta's metric misclassifies. The least
+    error is biased low (the best of several noisy estimates), and a
+    sparser model within its noise is a choice made on noise: on sets of a
+    few hundred points the former rule (the least triplet error within
+    half a binomial standard error, then the largest beta) jumped to
+    models of 2 to 7 elements, and fell behind the Euclidean metric.
+    So a beta is as good as the best when their difference, point by
+    point, is within ``ERROR_BAND`` standard errors of that difference,
+    and the densest of those is kept: sparsity comes from the optimum at
+    that beta, not from a larger beta inside the noise
+    (``benchmarks/results/NOTES.md``, "Small data: a choice of beta that
+    uses every point").
     """
-    best = errors.min()
-    band = ERROR_BAND * np.sqrt(best * (1.0 - best) / max(n_scored, 1))
-    near = errors <= best + band + 1e-12
-    return float(betas[np.lexsort((np.arange(len(betas)), triplet_errors,
-                                   ~near))[0]])
+    mistakes = np.asarray(mistakes, dtype=float)
+    errors = mistakes.mean(axis=1)
+    best = int(np.argmin(errors))
+    spread = ((mistakes - mistakes[best]).std(axis=1)
+              / np.sqrt(max(mistakes.shape[1], 1)))
+    near = errors <= errors[best] + ERROR_BAND * spread + 1e-12
+    # betas decrease along the grid: the last near one is the smallest
+    return float(betas[np.flatnonzero(near)[-1]])
 
 
 class BetaSelection(NamedTuple):
@@ -264,7 +277,9 @@ class BetaSelection(NamedTuple):
     could be held out); ``euclidean`` whether the Euclidean metric did
     better on the held-out points than every beta (:func:`euclidean_wins`),
     with its error ``euclidean_error``; ``n_scored`` the distinct points
-    scored; ``reason`` why no selection ran (None where it did).
+    scored; ``reason`` why no selection ran (None where it did);
+    ``mistakes`` the held-out points each beta misclassifies
+    (``n_betas x n_scored``, :func:`best_beta`).
     """
 
     beta: float
@@ -275,6 +290,7 @@ class BetaSelection(NamedTuple):
     euclidean_error: float
     n_scored: int
     reason: object = None
+    mistakes: np.ndarray = None
 
 
 def select_beta(X, y, settings, random_state=None,
@@ -287,14 +303,15 @@ def select_beta(X, y, settings, random_state=None,
     ``MIN_SELECTION_POINTS_PER_CLASS`` per class at least) is fitted
     along the grid of :func:`beta_grid` (relative to its own ``beta_max``)
     by RDA, and each solution is scored on the held-out points (a
-    stratified ``max_scored_points`` of them at most; :func:`path_scores`,
-    :func:`best_beta`). One cut: redrawing it and averaging the scores of
-    up to five cuts (until 150 points were scored) changed no dataset's
-    test error significantly on the 39 breadth datasets where it drew more
-    than one (``benchmarks/results/NOTES.md``, "One held-out cut"), and
-    cost up to twice the fit. The Euclidean metric is preferred where its held-out 3-NN error is lower than every beta's
-    by more than ``EUCLIDEAN_MARGIN`` standard errors
-    (:func:`euclidean_wins`). Where no class can spare a point, or the
+    stratified ``max_scored_points`` of them at most; :func:`path_scores`).
+    Until ``MIN_SCORED_POINTS`` points are scored, the next fold of the
+    same stratified k-fold (k = 1 / ``VALIDATION_FRACTION``) is held out
+    in turn, on the first fold's grid, so that small data are scored on
+    every point (:func:`cuts`); above ``k * MIN_SCORED_POINTS`` points one
+    cut is scored. :func:`best_beta` chooses from the pooled per-point
+    mistakes. The Euclidean metric is preferred where its held-out 3-NN
+    error is lower than every beta's by more than ``EUCLIDEAN_MARGIN``
+    standard errors (:func:`euclidean_wins`). Where no class can spare a point, or the
     held-out part could not contain every class, ``FALLBACK_BETA`` is
     returned with a ``reason`` and no record.
 
@@ -324,32 +341,60 @@ def select_beta(X, y, settings, random_state=None,
                 classes.shape[0], y.shape[0]))
     n_fit_points = max(max_fit_points,
                        MIN_SELECTION_POINTS_PER_CLASS * classes.shape[0])
-    fit, held = train_test_split(np.arange(y.shape[0]), test_size=n_held,
-                                 stratify=y, random_state=rng)
-    # (A stratified cut must leave out at least a point of every class.)
-    if fit.shape[0] >= n_fit_points + classes.shape[0]:
-        fit = train_test_split(fit, train_size=n_fit_points,
-                               stratify=y[fit], random_state=rng)[0]
-    if held.shape[0] > max_scored_points + classes.shape[0]:
-        held = train_test_split(held, train_size=max_scored_points,
-                                stratify=y[held], random_state=rng)[0]
-    if progress is not None:
-        progress("  the path on %d points ..." % fit.shape[0])
-    scores = path_scores(X, y, fit, held, settings, random_state=rng,
-                         progress=progress)
-    if scores is None:
-        return no_selection("could fit no basis element on a part of "
-                            "the points, or no beta keeps one there")
-    betas, errors, triplet_errors = scores
+    n_cuts = min(int(round(1.0 / VALIDATION_FRACTION)),
+                 -(-min(MIN_SCORED_POINTS, max_scored_points)
+                   // min(n_held, max_scored_points)))
+    betas, triplet_errors, mistakes, euclidean = None, [], [], []
+    for fit, held in cuts(y, n_held, n_cuts, rng):
+        # (A stratified cut must leave out at least a point of every class.)
+        if fit.shape[0] >= n_fit_points + classes.shape[0]:
+            fit = train_test_split(fit, train_size=n_fit_points,
+                                   stratify=y[fit], random_state=rng)[0]
+        if held.shape[0] > max_scored_points + classes.shape[0]:
+            held = train_test_split(held, train_size=max_scored_points,
+                                    stratify=y[held], random_state=rng)[0]
+        if progress is not None:
+            progress("  the path on %d points ..." % fit.shape[0])
+        # Every cut scores the first cut's grid: its errors then add up
+        # point by point.
+        scores = path_scores(X, y, fit, held, settings, betas,
+                             random_state=rng, progress=progress)
+        if scores is None:
+            return no_selection("could fit no basis element on a part of "
+                                "the points, or no beta keeps one there")
+        betas = scores[0]
+        triplet_errors.append(scores[2] * held.shape[0])
+        mistakes.append(scores[3])
+        euclidean.append(held_out_mistakes(X[fit], y[fit], X[held], y[held]))
+    mistakes, euclidean = np.hstack(mistakes), np.concatenate(euclidean)
+    n_scored = euclidean.shape[0]
+    errors = mistakes.mean(axis=1)
     if progress is not None:
         progress("  %d betas scored on %d held-out points" % (
-            len(betas), held.shape[0]))
-    euclidean = held_out_error(X[fit], y[fit], X[held], y[held])
+            len(betas), n_scored))
     return BetaSelection(
-        best_beta(betas, errors, triplet_errors, held.shape[0]), betas,
-        errors, triplet_errors,
-        euclidean_wins(errors.min(), euclidean, held.shape[0]),
-        float(euclidean), held.shape[0])
+        best_beta(betas, mistakes), betas, errors,
+        np.sum(triplet_errors, axis=0) / n_scored,
+        euclidean_wins(errors.min(), euclidean.mean(), n_scored),
+        float(euclidean.mean()), n_scored, mistakes=mistakes)
+
+
+def cuts(y, n_held, n_cuts, random_state):
+    """``n_cuts`` stratified ``(fit, held)`` index pairs of ``n_held``
+    held-out points each: one random cut, or the first ``n_cuts`` folds of
+    a stratified ``k``-fold (``k`` about ``1 / VALIDATION_FRACTION``), so
+    that no point is scored twice."""
+    indices = np.arange(y.shape[0])
+    if n_cuts == 1:
+        return [train_test_split(indices, test_size=n_held, stratify=y,
+                                 random_state=random_state)]
+    n_folds = int(round(1.0 / VALIDATION_FRACTION))
+    with warnings.catch_warnings():
+        # (A class of fewer points than folds is simply absent from some.)
+        warnings.filterwarnings("ignore", message="The least populated class")
+        folds = StratifiedKFold(n_folds, shuffle=True, random_state=
+                                random_state.randint(2 ** 31)).split(indices, y)
+        return [next(folds) for _ in range(n_cuts)]
 
 
 def pool_selections(selections):
@@ -358,7 +403,7 @@ def pool_selections(selections):
     Every task's grid is the same multiples of its own
     :math:`\beta_{\max,t}`; the tasks' held-out errors are averaged at each
     multiple (weighted by the points each scored), :func:`best_beta`
-    chooses among them, and the multiple applies to
+    chooses from their mistakes, pooled point by point, and the multiple applies to
     :math:`\|(\beta_{\max,1}, \dots, \beta_{\max,T})\|_2`. That is the
     :math:`\beta_{\max}` of the group penalty when the tasks' steepest
     elements coincide, and an upper bound on it otherwise: the group norm
@@ -381,9 +426,10 @@ def pool_selections(selections):
     errors, triplet_errors, euclidean = (
         share @ np.array([getattr(selection, name) for selection in selections])
         for name in ("errors", "triplet_errors", "euclidean_error"))
+    mistakes = np.hstack([selection.mistakes for selection in selections])
     return BetaSelection(
-        best_beta(betas, errors, triplet_errors, n_scored.sum()), betas,
-        errors, triplet_errors, False, float(euclidean), int(n_scored.sum()))
+        best_beta(betas, mistakes), betas, errors, triplet_errors, False,
+        float(euclidean), int(n_scored.sum()), mistakes=mistakes)
 
 
 def no_selection(reason):
@@ -416,6 +462,12 @@ def held_out_error(X_fit, y_fit, X_held, y_held):
     """The 3-NN error of the held-out points among the fit points, under
     the Euclidean distance of the given coordinates (a metric's, through
     its components, or the data's own)."""
+    return float(held_out_mistakes(X_fit, y_fit, X_held, y_held).mean())
+
+
+def held_out_mistakes(X_fit, y_fit, X_held, y_held):
+    """Which held-out points the 3-NN classifier of the fit points gets
+    wrong (:func:`held_out_error`), as a boolean array."""
     classifier = KNeighborsClassifier(n_neighbors=min(
         SCORE_NEIGHBOURS, X_fit.shape[0]))
     with warnings.catch_warnings():
@@ -424,7 +476,7 @@ def held_out_error(X_fit, y_fit, X_held, y_held):
         warnings.filterwarnings("ignore", message="The number of unique "
                                 "classes is greater than 50%")
         classifier.fit(X_fit, y_fit)
-    return 1.0 - classifier.score(X_held, y_held)
+    return classifier.predict(X_held) != y_held
 
 
 def euclidean_wins(best_error, euclidean, n_scored):

@@ -452,6 +452,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         # several splits brings no new evidence).
         n_scored = np.unique(np.concatenate([held for _, held in splits]
                                             )).shape[0]
+        mistakes = np.hstack([score[3] for score in scores])
         return BetaSelection(
-            best_beta(betas, errors, triplet_errors, n_scored), betas, errors,
-            triplet_errors, False, float("nan"), n_scored)
+            best_beta(betas, mistakes), betas, errors, triplet_errors, False,
+            float("nan"), n_scored, mistakes=mistakes)
