@@ -28,7 +28,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from . import (basis_size, breadth, budget, compare, global_table, local, memory, multitask,
-               report, scale, shipped)
+               pairs, report, scale, shipped)
 from .data import DEFAULT_PREPROCESSING, PREPROCESSINGS, SHIPPED
 from .protocol import UnknownNameError
 from .results import (RESULTS_DIR, SUMMARY_COLUMNS, keep_summaries, merge_records,
@@ -241,6 +241,22 @@ def run_shipped(args, progress):
                                               progress)))
 
 
+def run_pairs(args, progress):
+    """SCML as a pair classifier against metric-learn's ITML and MMC (benchmarks/pairs.py)."""
+    start = time.perf_counter()
+    records = pairs.run(args.datasets or pairs.TASKS,
+                        args.methods or pairs.METHODS,
+                        args.splits or (2 if args.quick else pairs.N_SPLITS),
+                        progress=lambda line: print(line, file=sys.stderr, flush=True))
+    rows = pairs.summary(records)
+    show("pairs (held-out pair accuracy in %, mean ± standard error over splits; "
+         "differences are the learner's minus ours, paired over splits)",
+         pairs.table(rows))
+    print("\npairs wall time: %.0f s" % (time.perf_counter() - start))
+    save(args, "pairs", rows, pairs.COLUMNS, start, records, pairs.SPLIT_COLUMNS,
+         preprocessing="StandardScaler")
+
+
 def run_small_data(args, progress):
     start = time.perf_counter()
     earlier = (read_records(args.out / "small_data_splits.csv")
@@ -293,7 +309,7 @@ def run_compare(args, progress):
 
 # Options that only some commands read; the others refuse them rather than
 # run (and record) a configuration they did not use.
-TAKEN_BY = {"--methods": ("global", "all", "breadth", "small-data"),
+TAKEN_BY = {"--methods": ("global", "all", "breadth", "small-data", "pairs"),
             "--preprocessing": ("global", "all", "basis-size"),
             "--max-samples": ("breadth", "small-data"), "--merge": ("global", "all", "breadth"),
             "--data": ("compare",), "--target": ("compare",), "--learners": ("compare",)}
@@ -316,7 +332,7 @@ def parse_args(argv=None):
                 "fast methods; breadth: scikit-learn's datasets, 1 split)")
     option("--splits", type=_positive_int,
            help="random splits per dataset (default: global, local, multitask 20, 2 with "
-                "--quick, slow methods fewer; breadth, small-tasks, compare 10; shipped 5)")
+                "--quick, slow methods fewer; breadth, small-tasks, compare, pairs 10; shipped 5)")
     option("--datasets", nargs="+", help="dataset names (default: all, or the quick "
                                          "subset)")
     option("--methods", nargs="+", help="method keys or names, e.g. ours ml_scml lmnn")
@@ -398,6 +414,8 @@ TABLES = {
     "budget": (run_budget, "the default fit's stages, the exact phase against its budget, "
                            "and metric-learn's fit time (budget.csv)"),
     "shipped": (run_shipped, "the defaults on scikit-learn's own datasets (no download)"),
+    "pairs": (run_pairs, "SCML as a pair classifier against ITML and MMC on independent "
+                         "pairs (generated, digits)"),
     "compare": (run_compare, "ours against metric-learn's learners on your own .csv / .npz "
                              "(--data FILE)"),
     "memory": (run_memory, "peak memory of our fits on Letters (run after a full global)"),

@@ -70,6 +70,22 @@ def unit_scale(X):
     return float(np.ldexp(1.0, -int(np.frexp(largest_magnitude(X))[1])))
 
 
+def compared_pairs(constraints):
+    r"""The columns of the two pairs each row of ``constraints`` compares.
+
+    A triplet ``(i, j, k)`` (3 columns) compares its target pair ``(i, j)``
+    with its impostor pair ``(i, k)``; a quadruplet ``(a, b, c, d)`` (4
+    columns, from independent pairs: beyond the paper) compares the similar
+    pair ``(a, b)`` with the dissimilar pair ``(c, d)``. Either way the
+    hinge is :math:`[1 + d_w(\text{target}) - d_w(\text{impostor})]_+`.
+
+    Returns
+    -------
+    target, impostor : list of 2 ints each
+    """
+    return ([0, 1], [0, 2]) if constraints.shape[-1] == 3 else ([0, 1], [2, 3])
+
+
 def triplets_to_indices(triplets):
     """Turn triplets of points into indices into their distinct points.
 

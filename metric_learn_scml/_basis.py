@@ -48,7 +48,8 @@ from sklearn.neighbors import NearestNeighbors
 from ._defaults import (DUPLICATE_COSINE, MAX_DEFAULT_TASKS,
                         MINIBATCH_MIN_SAMPLES, REGION_BLOCK_ELEMENTS, RIDGE,
                         TRIPLET_DIRECTIONS, TRIPLET_SCALES)
-from ._arrays import binary_scales, centred, chunk_rows, distinct_rows
+from ._arrays import (binary_scales, centred, chunk_rows, compared_pairs,
+                      distinct_rows)
 
 
 def within_gram(within_rows):
@@ -398,12 +399,16 @@ def triplet_basis(X, triplets, n_basis, random_state=None):
     triplets whose anchors are nearest the region centre give the
     within scatter (anchor-target differences) and between factor
     (anchor-impostor differences) of :func:`discriminant_directions`.
+    Quadruplets ``(a, b, c, d)`` of independent pairs (beyond the paper)
+    give ``x_a - x_b`` (similar pair) and ``x_c - x_d`` (dissimilar pair)
+    in those roles, located at ``a``: the directions stretch dissimilar
+    pairs relative to similar ones.
 
     Parameters
     ----------
     X : ndarray of shape (n_points, n_features)
-    triplets : ndarray of shape (n_triplets, 3)
-        Indices into ``X``.
+    triplets : ndarray of shape (n_triplets, 3) or (n_triplets, 4)
+        Indices into ``X`` (:func:`._arrays.compared_pairs`).
     n_basis : int
     random_state : int, RandomState instance or None
 
@@ -414,6 +419,7 @@ def triplet_basis(X, triplets, n_basis, random_state=None):
     X = centred(X)   # directions do not move with the origin; digits do
     n_features = X.shape[1]
     n_directions = min(TRIPLET_DIRECTIONS, n_features)
+    target, impostor = compared_pairs(triplets)
     centres = region_centres(
         X[np.unique(triplets[:, 0])],
         math.ceil(n_basis / (len(TRIPLET_SCALES) * n_directions)),
@@ -429,10 +435,11 @@ def triplet_basis(X, triplets, n_basis, random_state=None):
                                    n_features):
             # The differences of the chosen triplets only: those of every
             # triplet would be n_triplets x n_features, several times the data.
-            regions = triplets[chosen[block]]   # (regions, m, 3)
-            anchors = X[regions[..., 0]]
-            targets = anchors - X[regions[..., 1]]
-            between = np.swapaxes(anchors - X[regions[..., 2]], 1, 2)
+            regions = triplets[chosen[block]]   # (regions, m, 3 or 4)
+            targets = (X[regions[..., target[0]]]
+                       - X[regions[..., target[1]]])
+            between = np.swapaxes(X[regions[..., impostor[0]]]
+                                  - X[regions[..., impostor[1]]], 1, 2)
             # No shrinkage: the anchor-target scatter is the signal here
             # (small along the directions the triplets care for); shrinking it
             # towards isotropy cost MultiTaskSCML's triplet tests 5 points of

@@ -246,7 +246,10 @@ MAX_PAIR_TRIPLETS = 30
 # k_impostor default, so a similar pair meets as many dissimilar ones as a
 # point meets impostors in the triplets mined from labels, and the number
 # of quadruplets stays at most this many times the number of pairs.
-# Evidence: benchmarks/pairs.py (NOTES.md, "Independent pairs").
+# Evidence: on the tasks of benchmarks/pairs.py (10 splits), 3, 10 and 30
+# gave held-out pair accuracies of 97.4 / 97.1 / 97.3 % (generated), 82.0 /
+# 82.1 / 81.8 % (digits) and 81.4 / 82.5 / 82.0 % (digits_shared), standard
+# errors 0.1 to 0.6: 10 is as good as any, at a third of 30's quadruplets.
 PAIR_QUADRUPLETS = 10
 
 # Points whose mean lies farther from the origin than this many times their

@@ -42,7 +42,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ._defaults import PAIR_TABLE_BYTES, PROJECTION_BYTES, SCALE_SAMPLE
-from ._arrays import centred, chunk_rows, unit_scale
+from ._arrays import centred, chunk_rows, compared_pairs, unit_scale
 
 
 class FactoredProjections:
@@ -390,14 +390,17 @@ class HingeProblem:
 def pair_index(triplets, task_offsets=None):
     """The distinct pairs a set of triplets compares, and where each triplet's are.
 
-    A triplet ``(i, j, k)`` compares the pairs ``(i, j)`` and ``(i, k)``.
+    A triplet ``(i, j, k)`` compares the pairs ``(i, j)`` and ``(i, k)``;
+    a quadruplet ``(a, b, c, d)`` of independent pairs (beyond the paper)
+    the pairs ``(a, b)`` and ``(c, d)`` (:func:`._arrays.compared_pairs`):
+    the solvers see (target pair, impostor pair) rows either way.
     Triplets built from labels share most of them (every anchor has
     ``k_genuine * k_impostor`` triplets but only ``k_genuine + k_impostor``
     pairs), so distances are computed once per distinct pair.
 
     Parameters
     ----------
-    triplets : ndarray of shape (n_triplets, 3) of int
+    triplets : ndarray of shape (n_triplets, 3) or (n_triplets, 4) of int
     task_offsets : array-like of shape (T + 1,), default=None
         Triplets grouped by task (task ``t`` owns rows
         ``task_offsets[t]:task_offsets[t + 1]``). The pairs are then
@@ -412,12 +415,14 @@ def pair_index(triplets, task_offsets=None):
         under any of the metrics here are symmetric in the pair).
     triplet_pairs : ndarray of shape (n_triplets, 2), dtype=intp
         Row ``t`` holds the indices into ``pairs`` of triplet ``t``'s
-        (anchor, target) and (anchor, impostor) pairs.
+        (anchor, target) and (anchor, impostor) pairs (of a quadruplet's
+        similar and dissimilar pairs).
     pair_offsets : ndarray of shape (T + 1,), dtype=intp
         Only with ``task_offsets``: task ``t``'s pairs are
         ``pairs[pair_offsets[t]:pair_offsets[t + 1]]``.
     """
-    both = np.concatenate([triplets[:, [0, 1]], triplets[:, [0, 2]]])
+    target, impostor = compared_pairs(triplets)
+    both = np.concatenate([triplets[:, target], triplets[:, impostor]])
     both.sort(axis=1)
     n_points = int(both.max()) + 1 if both.size else 1
     codes = both[:, 0].astype(np.int64) * n_points + both[:, 1]

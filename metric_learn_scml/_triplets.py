@@ -27,7 +27,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_array, check_random_state, check_scalar
 from sklearn.utils.validation import check_consistent_length, column_or_1d
 
-from ._defaults import MAX_ANCHORS, MAX_PAIR_TRIPLETS
+from ._defaults import MAX_ANCHORS, MAX_PAIR_TRIPLETS, PAIR_QUADRUPLETS
 from ._arrays import centred
 
 
@@ -279,3 +279,101 @@ def triplets_from_pairs(pairs, y, max_per_anchor=MAX_PAIR_TRIPLETS,
                                  impostors[chosen % impostors.shape[0]]])
         blocks.append(block[block[:, 1] != block[:, 2]])
     return np.concatenate(blocks or [np.zeros((0, 3))]).astype(np.intp)
+
+
+def pairs_without_triplet(pairs, y):
+    """Which pairs form no triplet in :func:`triplets_from_pairs`.
+
+    A pair ``(a, b)`` forms one when ``a`` (or ``b``) has a pair of the
+    other kind with a third point (neither ``a`` nor ``b``). Decided from
+    the pairs alone, before any triplet is drawn.
+
+    Parameters
+    ----------
+    pairs : ndarray of shape (n_pairs, 2) of int
+    y : ndarray of shape (n_pairs,)
+        +1 (similar) or -1 (dissimilar).
+
+    Returns
+    -------
+    mask : ndarray of shape (n_pairs,), dtype=bool
+    """
+    n_pairs = pairs.shape[0]
+    n_points = int(pairs.max()) + 1 if pairs.size else 1
+    anchors = np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int64)
+    partners = np.concatenate([pairs[:, 1], pairs[:, 0]]).astype(np.int64)
+    kind = np.tile(np.asarray(y) > 0, 2).astype(np.int64)
+    distinct = anchors != partners
+    # Each (anchor, partner, kind) once; then each anchor's partners per kind.
+    links = np.unique(((anchors * n_points + partners) * 2 + kind)[distinct])
+    count = np.zeros((n_points, 2), dtype=np.int64)
+    np.add.at(count, (links // 2 // n_points, links % 2), 1)
+    # A partner of the other kind that is the pair's own other point (the
+    # pair given with both labels) makes no triplet (b == c).
+    other = 1 - kind
+    same_points = np.isin((anchors * n_points + partners) * 2 + other, links)
+    forms = distinct & (count[anchors, other] - same_points > 0)
+    return ~(forms[:n_pairs] | forms[n_pairs:])
+
+
+def quadruplets_from_pairs(pairs, y, rows=None, n_compared=PAIR_QUADRUPLETS,
+                           random_state=None):
+    """Quadruplets from labelled pairs that need not share a point (beyond the paper).
+
+    The paper's constraints are triplets; independent pairs (two points of
+    their own each, as in face verification) give the same hinge through
+    quadruplets ``(a, b, c, d)`` of a similar pair ``(a, b)`` and a
+    dissimilar pair ``(c, d)``: :math:`[1 + d_w(a, b) - d_w(c, d)]_+`, a
+    unit margin between the two distances, linear in the weights inside
+    the hinge as a triplet's is.
+
+    Every pair of ``rows`` is compared with ``min(n_compared, n_other)``
+    distinct pairs of the other kind (``n_other`` of them in all): the
+    pairs of the other kind are put in a random order and dealt out
+    cyclically, ``n_compared`` consecutive ones to each pair. So every
+    given pair is in at least ``min(n_compared, n_other)`` quadruplets,
+    each pair of the other kind is dealt equally often (within one), and
+    there are at most ``n_compared * len(rows)`` quadruplets: none of the
+    pairs is left out or repeated by chance, as independent draws would
+    (about ``exp(-n_compared)`` of them unused, others drawn twice as
+    often), and the count is linear in the number of pairs (all
+    ``n_similar * n_dissimilar`` combinations would be quadratic). A
+    combination dealt from both of its pairs is kept once.
+
+    Parameters
+    ----------
+    pairs : ndarray of shape (n_pairs, 2) of int
+        Indices of the points.
+    y : ndarray of shape (n_pairs,)
+        +1 (similar) or -1 (dissimilar).
+    rows : ndarray of int, default=None
+        The pairs to compare (each with pairs of the other kind among all
+        ``pairs``); None: every pair.
+    n_compared : int, default=PAIR_QUADRUPLETS
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    quadruplets : ndarray of shape (n_quadruplets, 4), dtype=intp
+        Rows ``(a, b, c, d)`` with ``(a, b)`` a similar pair and ``(c, d)``
+        a dissimilar one: ``d(a, b) + 1 <= d(c, d)`` is wanted. Empty when
+        one kind has no pair.
+    """
+    rng = check_random_state(random_state)
+    similar = np.asarray(y) > 0
+    rows = np.arange(pairs.shape[0]) if rows is None else np.asarray(rows)
+    kinds = (np.flatnonzero(similar), np.flatnonzero(~similar))
+    if not (kinds[0].size and kinds[1].size and rows.size):
+        return np.zeros((0, 4), dtype=np.intp)
+    dealt = []   # (similar pair, dissimilar pair) ids
+    for own_kind, others in ((True, kinds[1]), (False, kinds[0])):
+        own = rows[similar[rows] == own_kind]
+        per = min(n_compared, others.shape[0])
+        order = others[rng.permutation(others.shape[0])]
+        partner = order[np.arange(own.shape[0] * per) % order.shape[0]]
+        pair_ids = [np.repeat(own, per), partner]
+        dealt.append(np.column_stack(pair_ids if own_kind else pair_ids[::-1]))
+    dealt = np.concatenate(dealt).astype(np.int64)
+    codes = np.unique(dealt[:, 0] * pairs.shape[0] + dealt[:, 1])
+    return np.column_stack([pairs[codes // pairs.shape[0]],
+                            pairs[codes % pairs.shape[0]]]).astype(np.intp)

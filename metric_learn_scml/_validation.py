@@ -20,7 +20,8 @@ from sklearn.utils.validation import validate_data
 from ._defaults import MAX_ABS_VALUE, MIN_ABS_VALUE, SCALE_SPREAD_WARNING
 from ._arrays import (binary_scales, chunk_rows, distinct_rows,
                       largest_magnitude, plain, triplets_to_indices)
-from ._triplets import triplets_from_pairs
+from ._triplets import (pairs_without_triplet, quadruplets_from_pairs,
+                        triplets_from_pairs)
 
 
 def check_index_triplets(triplets, n_points):
@@ -251,12 +252,12 @@ def validate_triplets(estimator, triplets, reset=True, y=None):
     metric-learn's ``check_input`` and become index triplets into their
     distinct points (``triplets_to_indices``), which :func:`check_scale`
     checks. Pairs (a second axis of length 2) with their labels ``y``
-    become the triplets of :func:`pair_triplets`. Returns ``(indices, X)``.
-    Without ``reset`` (later batches of ``partial_fit``), the features must
-    match ``n_features_in_``.
+    become the triplets (or quadruplets) of :func:`pair_triplets`. Returns
+    ``(indices, X)``. Without ``reset`` (later batches of ``partial_fit``),
+    the features must match ``n_features_in_``.
     """
-    if np.ndim(triplets) >= 2 and np.shape(triplets)[1] == 2:
-        indices, X = pair_triplets(estimator, triplets, y)
+    if is_pairs(triplets):
+        indices, X = pair_triplets(estimator, triplets, y, first=reset)
     else:
         triplets = checked_input(estimator, triplets, type_of_inputs="tuples",
                                  tuple_size=3, dtype=np.float64)
@@ -269,15 +270,19 @@ def validate_triplets(estimator, triplets, reset=True, y=None):
     return indices, X
 
 
-def pair_triplets(estimator, pairs, y):
-    """Index triplets into the distinct points of labelled pairs.
+def is_pairs(tuples):
+    """Whether ``tuples`` (of points, or of indices) are pairs: a second
+    axis of length 2."""
+    try:
+        return np.ndim(tuples) >= 2 and np.shape(tuples)[1] == 2
+    except ValueError:   # ragged nested sequences: check_input says so
+        return False
 
-    Pairs of points, or of indices with a ``preprocessor``, as metric-learn's
-    pair learners take them, with ``y`` +1 (similar) or -1 (dissimilar); a
-    point is identified by its coordinates. The triplets are those of
-    :func:`._triplets.triplets_from_pairs`, drawn with the estimator's
-    random state. Returns ``(indices, X)``.
-    """
+
+def check_pair_labels(estimator, y, first=True):
+    """Refuse pair labels other than +1 and -1 and, in a first fit
+    (``first``), fewer than two pairs of each kind; the errors name ``y``
+    and the fix."""
     name = type(estimator).__name__
     if y is None:
         raise ValueError(
@@ -285,22 +290,78 @@ def pair_triplets(estimator, pairs, y):
             "learn from pairs with fit(pairs, y), y being +1 for a similar "
             "pair and -1 for a dissimilar one, or give triplets (tuples of 3 "
             "elements)." % name)
+    values = np.asarray(y, dtype=object).ravel()
+    wrong = ~np.isin(values, [-1, 1])
+    if wrong.any():
+        # (metric-learn's first words, which code written for its pair
+        # learners may look for.)
+        raise ValueError(
+            "When training on pairs, the labels (y) should contain only "
+            "values in [-1, 1]: +1 for a similar pair and -1 for a "
+            "dissimilar one; got %r. Map the labels first, e.g. "
+            "y = np.where(same, 1, -1)." % (plain(values[wrong][0]),))
+    if not first:
+        return
+    n_similar = int(np.count_nonzero(values == 1))
+    counts = (n_similar, values.shape[0] - n_similar)
+    if min(counts) == 0:
+        raise ValueError(
+            "y holds only %s pairs (y=%s): %s learns that similar pairs are "
+            "closer than dissimilar ones, so it needs both kinds. Add %s "
+            "pairs (y=%s), e.g. pairs of points of %s classes." % (
+                ("similar", "+1", name, "dissimilar", "-1", "different")
+                if counts[1] == 0 else
+                ("dissimilar", "-1", name, "similar", "+1", "the same")))
+    if min(counts) < 2:
+        raise ValueError(
+            "y has %d similar (+1) and %d dissimilar (-1) pairs: %s needs at "
+            "least 2 of each kind to learn from pairs. Give more %s pairs."
+            % (counts[0], counts[1], name,
+               "similar" if counts[0] < 2 else "dissimilar"))
+
+
+def pair_triplets(estimator, pairs, y, first=True):
+    """Index triplets (or quadruplets) into the distinct points of labelled pairs.
+
+    Pairs of points, or of indices with a ``preprocessor``, as metric-learn's
+    pair learners take them, with ``y`` +1 (similar) or -1 (dissimilar); a
+    point is identified by its coordinates. Pairs that share a point give
+    the triplets of :func:`._triplets.triplets_from_pairs`, as they always
+    have. Where the estimator learns from independent pairs
+    (``_independent_pairs``: :class:`~metric_learn_scml.SCML`), the pairs
+    that form no triplet (:func:`._triplets.pairs_without_triplet`) are
+    each compared with pairs of the other kind as quadruplets
+    (:func:`._triplets.quadruplets_from_pairs`; beyond the paper), and the
+    triplets join them as quadruplets ``(a, b, a, c)``. Both are drawn
+    with the estimator's random state. ``first``: not a later batch of
+    ``partial_fit`` (which may hold one kind of pair, and then gives no
+    constraint). Returns ``(indices, X)``.
+    """
+    check_pair_labels(estimator, y, first)
     pairs, y = checked_input(estimator, pairs, y=y, type_of_inputs="tuples",
                              tuple_size=2, dtype=np.float64)
-    # (metric-learn's check refuses labels other than -1 and +1.)
     n_pairs, _, n_features = pairs.shape
-    first, inverse = distinct_rows(pairs.reshape(-1, n_features))
-    indices = triplets_from_pairs(inverse.reshape(n_pairs, 2), y,
-                                  random_state=estimator._rng)
-    if indices.shape[0] == 0:
+    distinct, inverse = distinct_rows(pairs.reshape(-1, n_features))
+    index_pairs = inverse.reshape(n_pairs, 2)
+    indices = triplets_from_pairs(index_pairs, y, random_state=estimator._rng)
+    alone = (np.flatnonzero(pairs_without_triplet(index_pairs, y))
+             if getattr(estimator, "_independent_pairs", False)
+             else np.zeros(0, dtype=np.intp))
+    if alone.shape[0]:
+        quadruplets = quadruplets_from_pairs(index_pairs, y, rows=alone,
+                                             random_state=estimator._rng)
+        indices = np.concatenate([indices[:, [0, 1, 0, 2]], quadruplets])
+    if indices.shape[0] == 0 and first:
         raise ValueError(
             "The pairs given to %s form no triplet: no point has both a "
             "similar (y=+1) and a dissimilar (y=-1) pair with two other "
-            "points. SCML learns from triplets (a, b, c) made of a similar "
+            "points. %s learns from triplets (a, b, c) made of a similar "
             "pair (a, b) and a dissimilar pair (a, c) that share the point "
             "a: give pairs that share points (with a preprocessor, index "
-            "pairs into it), or give triplets." % name)
-    return indices, pairs.reshape(-1, n_features)[first]
+            "pairs into it), or give triplets; or use SCML, which also "
+            "learns from pairs that share no point." % (
+                type(estimator).__name__, type(estimator).__name__))
+    return indices, pairs.reshape(-1, n_features)[distinct]
 
 
 def check_metric_points(estimator, u, v):

@@ -18,7 +18,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from ._defaults import DEFAULT_MEMORY
 from ._base import _LinearMetric, _SCMLEstimator
-from ._pipelines import _IncrementalFromLabels, _IncrementalFromTriplets
+from ._pipelines import _IncrementalFromLabels, _PairsAndTriplets
 from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
                     attributes, fill, parameters)
 from ._constraints import Interval, Options
@@ -29,7 +29,7 @@ class _GlobalSCML(ClassNamePrefixFeaturesOutMixin, _LinearMetric,
     """SCML-Global: one metric, ``components_``, for all the data."""
 
 
-class SCML(_IncrementalFromTriplets, _GlobalSCML, _TripletsClassifierMixin):
+class SCML(_PairsAndTriplets, _GlobalSCML, _TripletsClassifierMixin):
     __doc__ = r"""Sparse Compositional Metric Learning from triplets (SCML-Global).
 
     Learns :math:`M = \sum_k w_k b_k b_k^T` with sparse :math:`w \ge 0` so
@@ -40,7 +40,13 @@ class SCML(_IncrementalFromTriplets, _GlobalSCML, _TripletsClassifierMixin):
     It also learns from metric-learn's labelled pairs (``fit(pairs, y)``,
     ``y`` +1 for similar and -1 for dissimilar, as ITML, MMC and SDML take
     them), through the triplets that a similar and a dissimilar pair
-    sharing a point make (beyond the paper; see :meth:`fit`).
+    sharing a point make and, for pairs that share no point, quadruplets:
+    a similar pair should be closer than a dissimilar pair by the unit
+    margin (both beyond the paper; see :meth:`fit`). It is then a
+    classifier of pairs as those learners are (``predict``,
+    ``decision_function``, ``score`` and ``calibrate_threshold`` on pairs,
+    ``threshold_``), and stays a classifier of triplets: the methods take
+    either, told apart by the tuple size.
 
     Parameters
     ----------
@@ -55,10 +61,16 @@ class SCML(_IncrementalFromTriplets, _GlobalSCML, _TripletsClassifierMixin):
 
     Attributes
     ----------""" + attributes(*LINEAR_ATTRIBUTES) + """
+    threshold_ : float
+        After a fit on pairs: the distance at or below which :meth:`predict`
+        calls a pair similar, calibrated on the training pairs for the best
+        accuracy (:meth:`calibrate_threshold`; :meth:`set_threshold` sets
+        it). Absent after a fit on triplets.
 
     See Also
     --------
     SCML_Supervised : the same model learned from class labels.
+    metric_learn.ITML, metric_learn.MMC : metric-learn's pair learners.
     metric_learn.SCML : metric-learn's implementation.
 
     References
