@@ -18,7 +18,8 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from ._defaults import DEFAULT_MEMORY
 from ._base import _LinearMetric, _SCMLEstimator
-from ._pipelines import _IncrementalFromLabels, _PairsAndTriplets
+from ._pairs import _PairsAndTriplets
+from ._pipelines import _IncrementalFromLabels
 from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
                     attributes, fill, parameters)
 from ._constraints import Interval, Options
