@@ -1,5 +1,7 @@
-"""Fixtures shared by the test modules: small datasets shipped with scikit-learn."""
+"""Fixtures shared by the test modules (small datasets shipped with
+scikit-learn), and the pair tests' thresholded Euclidean baseline."""
 
+import numpy as np
 import pytest
 from sklearn.datasets import load_iris, load_wine
 from sklearn.model_selection import train_test_split
@@ -54,3 +56,13 @@ def pin_auto_beta(monkeypatch):
             BetaSelection(beta, np.array([beta]), np.array([0.5]),
                           np.array([1.0]), euclidean, 0.5, 100)))
     return pin
+
+
+def threshold_accuracy(train_distances, train_y, test_distances, test_y):
+    """Accuracy on test pairs of "similar at or below t", t best on the
+    train pairs (the Euclidean baseline of the pair tests)."""
+    candidates = np.sort(train_distances)
+    train_accuracy = [np.mean(np.where(train_distances <= t, 1, -1) == train_y)
+                      for t in candidates]
+    t = candidates[int(np.argmax(train_accuracy))]
+    return np.mean(np.where(test_distances <= t, 1, -1) == test_y)

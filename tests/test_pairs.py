@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import threshold_accuracy
 from scipy.optimize import linprog
 from sklearn.base import clone
 from sklearn.metrics import accuracy_score, roc_auc_score
@@ -26,15 +27,6 @@ def independent_pairs(seed, n_pairs, n_features=6):
     pairs = rng.randn(n_pairs, 2, n_features)
     gap = np.linalg.norm(pairs[:, 0, :2] - pairs[:, 1, :2], axis=1)
     return pairs, np.where(gap < np.sqrt(4 * np.log(2)), 1, -1)
-
-
-def best_threshold_accuracy(train_distances, y_train, test_distances, y_test):
-    """Test accuracy of "similar at or below t", t best on the training pairs."""
-    candidates = np.sort(train_distances)
-    accuracy = [np.mean(np.where(train_distances <= t, 1, -1) == y_train)
-                for t in candidates]
-    t = candidates[int(np.argmax(accuracy))]
-    return np.mean(np.where(test_distances <= t, 1, -1) == y_test)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +60,7 @@ def test_independent_pairs_are_learned_and_classified_at_the_threshold(pair_task
     assert model.score(test, y_test) == roc_auc_score(
         y_test, model.decision_function(test))
     learned = accuracy_score(y_test, model.predict(test))
-    euclidean = best_threshold_accuracy(
+    euclidean = threshold_accuracy(
         np.linalg.norm(train[:, 0] - train[:, 1], axis=1), y_train,
         np.linalg.norm(test[:, 0] - test[:, 1], axis=1), y_test)
     assert learned > 0.9 > euclidean + 0.15

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import threshold_accuracy
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import (load_breast_cancer, load_digits, load_iris,
                               load_wine, make_blobs, make_classification)
@@ -1263,15 +1264,6 @@ def test_n_components_is_checked_with_a_clear_error(wine, value, error,
 
 
 # ------------------------------------------------------------------- pairs
-
-
-def threshold_accuracy(train_distances, train_y, test_distances, test_y):
-    """Accuracy on test pairs of "similar below t", t best on the train pairs."""
-    candidates = np.sort(train_distances)
-    train_accuracy = [np.mean(np.where(train_distances <= t, 1, -1) == train_y)
-                      for t in candidates]
-    t = candidates[int(np.argmax(train_accuracy))]
-    return np.mean(np.where(test_distances <= t, 1, -1) == test_y)
 
 
 def test_scml_learns_from_labelled_pairs():
