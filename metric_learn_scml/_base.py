@@ -19,7 +19,6 @@ How data flows from ``fit`` to ``components_``:
 """
 
 import functools
-import time
 import warnings
 
 import numpy as np
@@ -31,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._defaults import (BATCH_SCALE_RATIO, EXACT_GAP_TOL, EXACT_MAX_TRIPLETS,
-                        EXACT_MIN_SECONDS, EXACT_TIME_RATIO,
+                        EXACT_MIN_WORK, EXACT_WORK_RATIO,
                         SMALL_GAMMA)
 from ._arrays import centred, largest_magnitude
 from ._basis import default_n_basis, distinct_elements, task_basis_size
@@ -40,7 +39,7 @@ from ._progress import FitLog
 from ._selection import merges_points
 from ._problem import HingeProblem, pair_index, scaled_differences
 from ._solvers import (RDAState, active_columns, components_from_weights,
-                       rda, rda_state_for)
+                       rda, rda_state_for, rda_work)
 from ._validation import (PointIndexer, check_basis_array, check_metric_points,
                           check_same_label_type, check_points, forget_fit,
                           no_basis_error, task_labels)
@@ -270,7 +269,6 @@ class _SCMLEstimator(_MetricLearner):
             schedule = dict(max_iter=self.max_iter,
                             eval_every=self.output_iter)
         with self._log.stage("RDA at beta=%.3g" % self.beta_) as facts:
-            rda_start = time.perf_counter()
             result = rda(differences, triplet_pairs, task_offsets,
                          beta=self.beta_ * unit ** 2, gamma=self.gamma,
                          batch_size=self.batch_size, tol=n_tasks * self.tol,
@@ -279,7 +277,6 @@ class _SCMLEstimator(_MetricLearner):
                          name=type(self).__name__, state=state, **schedule)
             facts.update(iterations=result.n_iter,
                          active=active_columns(result.weights))
-            rda_seconds = time.perf_counter() - rda_start
         if not (np.isfinite(result.state.mean_gradient).all()
                 and np.isfinite(result.weights).all()):
             # (Before anything is kept: the model stays as it was.)
@@ -293,21 +290,22 @@ class _SCMLEstimator(_MetricLearner):
             with self._log.stage("exact phase") as facts:
                 # 'auto' bounds the phase's cost by RDA's; 'exact' asks
                 # for the certificate whatever it costs.
-                budget = (max(EXACT_TIME_RATIO * rda_seconds,
-                              EXACT_MIN_SECONDS)
+                budget = (max(EXACT_WORK_RATIO * rda_work(
+                    result.n_iter, self.batch_size, np.diff(task_offsets),
+                    basis.shape[0]), EXACT_MIN_WORK)
                           if self.solver == "auto" else None)
                 result = exact_phase(
                     differences, triplet_pairs, task_offsets, result,
                     self.beta_ * unit ** 2, self._rng, self.verbose,
-                    type(self).__name__, seconds=budget)
+                    type(self).__name__, budget=budget)
                 relative_gap = result.dual_gap / max(result.objective, 1e-300)
                 facts.update(active=active_columns(result.weights),
                              relative_duality_gap=relative_gap,
                              certified=bool(result.converged
                                             and relative_gap <= EXACT_GAP_TOL))
                 if budget is not None:
-                    facts.update(budget_seconds=budget,
-                                 out_of_time=not result.converged)
+                    facts.update(budget=budget,
+                                 out_of_budget=not result.converged)
             if relative_gap > EXACT_GAP_TOL and result.converged:
                 warnings.warn(
                     "%s's exact phase stopped with a relative duality gap of "

@@ -91,22 +91,20 @@ MERGE_DIGITS = 9
 # (decision 1), and the commit that set 100,000.
 EXACT_MAX_TRIPLETS = 100_000
 
-# Under solver='auto' the exact phase gets EXACT_TIME_RATIO times RDA's
-# time at the same beta, and EXACT_MIN_SECONDS at least; out of time, it
-# returns its best point with the duality gap. Between 1,000 and 5,000
-# points its LPs (thousands of margin triplets on hundreds of elements,
-# seconds each in HiGHS' dual simplex) took 2 to 300 times RDA's time.
-# The floor keeps fits of a fraction of a second independent of the
-# machine's speed: below it, the phase runs to its end as before.
-# Evidence: NOTES.md, "A budget for the exact phase".
-EXACT_TIME_RATIO = 1.0
-EXACT_MIN_SECONDS = 0.5
-
-# The budget predicts a round's time from the slowest rate seen (seconds
-# per entry of an LP's block), counting a smaller LP as this many entries:
-# HiGHS takes milliseconds whatever the size, and a 6 ms first round of
-# 800 entries would otherwise forbid a second one of 67,200.
-LP_MIN_ENTRIES = 100_000
+# Under solver='auto' the exact phase gets EXACT_WORK_RATIO times RDA's
+# work at the same beta, and EXACT_MIN_WORK at least; out of budget, it
+# returns its best point with the duality gap. Work is counted in
+# triplet-element entries: RDA's batches, and each LP's simplex iterations
+# times its block (_solvers.rda_work, _exact.exact_weights), so that a fit
+# is the same on any machine and under any load. On this project's
+# machine both cost 1.4 to 6 ns an entry, so the ratio is about one of
+# times; between 1,000 and 5,000 points the unbudgeted phase took 2 to 300
+# times RDA's time. The floor (about half a second there) lets the phase
+# of a small problem run to its end.
+# Evidence: NOTES.md, "A budget for the exact phase", and its sequel "in
+# work, not seconds".
+EXACT_WORK_RATIO = 1.0
+EXACT_MIN_WORK = 2e8
 
 # The largest duality gap, relative to the objective, that the learners
 # accept without a warning from either exact phase. The certificate scales

@@ -29,8 +29,9 @@ PARAMETERS = {
         to 45,000 triplets in 3 to 5 tasks took from 13 s to over 5
         minutes, where RDA takes 1 to 3 s, and the optimum was not always
         sparser; hence not the default. ``'auto'`` runs the exact phase up to {{EXACT_MAX_TRIPLETS}}
-        triplets in all, within a budget of {{EXACT_TIME_RATIO}} times RDA's time ({{EXACT_MIN_SECONDS}}
-        s at least; out of time it keeps its best point and reports the
+        triplets in all, within a budget of {{EXACT_WORK_RATIO}} times RDA's work (counted
+        in entries of triplets x elements, so that a fit is the same on any
+        machine; out of budget it keeps its best point and reports the
         duality gap), and is ``'rda'`` beyond (and at ``beta=0``). A duality
         gap above ``{{EXACT_GAP_TOL}}`` times the objective after the phase has ended is
         not a certificate: the fit then warns (``ConvergenceWarning``).""",
@@ -95,8 +96,9 @@ PARAMETERS = {
         and certified by the duality gap ``dual_gap_``; beyond the paper).
         ``'auto'`` runs the exact phase up to {{EXACT_MAX_TRIPLETS}} triplets (a thirtieth as
         many points at 3 x 10 triplets per point), at a given beta or one chosen
-        by ``beta='auto'``, within a budget of {{EXACT_TIME_RATIO}} times RDA's time
-        ({{EXACT_MIN_SECONDS}} s at least): out of time, it keeps its best point
+        by ``beta='auto'``, within a budget of {{EXACT_WORK_RATIO}} times RDA's work
+        (in entries of triplets x elements: about its time, the same on any
+        machine and under any load): out of budget, it keeps its best point
         (RDA's, or a better round's) and reports the duality gap in
         ``dual_gap_`` and ``fit_stages_``. It is ``'rda'`` beyond that size and
         at ``beta=0`` (no bound on the weights then keeps the linear program

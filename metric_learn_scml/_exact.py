@@ -96,21 +96,20 @@ start (usually that iterate) only decides the first working set, never the
 answer.
 """
 
-import time
 from dataclasses import replace
 
 import numpy as np
 
-from ._defaults import (GROUP_GAP_TOL, LP_MIN_ENTRIES, MARGIN_BAND,
-                        MAX_NEW_COLUMNS, ON_BOUND, START_ATOMS)
-from ._lp import OutOfTime, working_set_lp
+from ._defaults import (GROUP_GAP_TOL, MARGIN_BAND, MAX_NEW_COLUMNS,
+                        ON_BOUND, START_ATOMS)
+from ._lp import OutOfBudget, working_set_lp
 from ._newton import refine
 from ._problem import HingeProblem, triplet_scale
 from ._solvers import SolverResult, active_columns, report
 
 
 def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
-                  report_round=None, seconds=None):
+                  report_round=None, budget=None):
     r"""The optimum of :math:`P`, from a working set around ``start``.
 
     Column generation over atoms with a working set of triplets (module
@@ -140,10 +139,14 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
     report_round : callable, default=None
         Called as ``report_round(round, primal, n_active, gap, n_rows,
         n_atoms)`` after each LP.
-    seconds : float, default=None
-        A budget of wall time: no round starts after it, and an LP still
-        running at its end is stopped (HiGHS' time limit). The best point
-        found by then is returned, with its duality gap; None: no budget.
+    budget : float, default=None
+        A budget of work, counted as each LP's simplex iterations times
+        the entries of its block (one pass of the dual simplex's pricing
+        over the block per iteration): the LP that would exceed what is
+        left is stopped at HiGHS' iteration limit, and the best point
+        found by then is returned, with its duality gap. Work, not
+        seconds, so that a fit is the same on any machine under any load.
+        None: no budget.
 
     Returns
     -------
@@ -155,10 +158,9 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
         its distance to the optimum).
     alpha : ndarray of shape (n_triplets,)
         The feasible dual point of that value.
-    out_of_time : bool
-        Whether the budget ``seconds`` ended the loop.
+    out_of_budget : bool
+        Whether ``budget`` ended the loop.
     """
-    deadline = None if seconds is None else time.perf_counter() + seconds
     upper = problem.upper
     lp = working_set_lp(problem) if lp is None else lp
     weights = np.atleast_2d(np.asarray(start, dtype=float))
@@ -180,31 +182,21 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
     active = np.flatnonzero(norms > START_ATOMS * norms.max(initial=0.0))
     lp.atoms.add(active, weights[:, active])
     price(lp.atoms, gradient, beta)
-    # Under a budget, a round whose LP would not end in time by the
-    # slowest rate seen so far (seconds per entry of its block) is not
-    # started: HiGHS' time limit stops only the solve, not the building
-    # of its matrices. (A small LP's rate counts it as LP_MIN_ENTRIES
-    # entries: its time is mostly fixed cost.)
-    n_rounds, out_of_time, rate = 0, False, 0.0
+    n_rounds, out_of_budget, spent = 0, False, 0.0
     while n_rounds < max_rounds:
-        entries = (explicit.sum() + problem.n_tasks) * max(
-            lp.atoms.columns.shape[0], 1)
-        if deadline is not None and (
-                time.perf_counter() + rate * entries >= deadline):
-            out_of_time = True
-            break
-        n_rounds += 1
         lp.rows = explicit
         folded &= ~explicit
-        started = time.perf_counter()
+        entries = (explicit.sum() + problem.n_tasks) * max(
+            lp.atoms.columns.shape[0], 1)
+        max_iter = (None if budget is None
+                    else int((budget - spent) // entries))
         try:
-            weights, row_ids, alpha = lp.solve(folded, beta, deadline)
-        except OutOfTime:
-            n_rounds -= 1
-            out_of_time = True
+            weights, row_ids, alpha = lp.solve(folded, beta, max_iter)
+        except OutOfBudget:
+            out_of_budget = True
             break
-        rate = max(rate, (time.perf_counter() - started)
-                   / max(entries, LP_MIN_ENTRIES))
+        n_rounds += 1
+        spent += lp.n_iter * entries
         margins = problem.margins(weights)
         gradient = problem.gradient(alpha)
         gap, value, feasible = problem.duality_gap(weights, beta, alpha,
@@ -246,7 +238,7 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
         explicit = (np.abs(margins) <= MARGIN_BAND) | on_margin | wrong
         folded = (margins > MARGIN_BAND) & ~explicit
     return (best, n_rounds, max(best_value - dual.sum(), 0.0), dual,
-            out_of_time)
+            out_of_budget)
 
 
 def price(atoms, gradient, beta):
@@ -278,7 +270,7 @@ def price(atoms, gradient, beta):
 
 
 def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
-                random_state=None, verbose=False, name="SCML", seconds=None):
+                random_state=None, verbose=False, name="SCML", budget=None):
     r"""Take an RDA result to the exact optimum on its basis.
 
     :func:`exact_weights` from RDA's weights, in the rescaled units of
@@ -303,15 +295,15 @@ def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
     verbose : bool
     name : str
         Prefix of the progress lines.
-    seconds : float, default=None
-        The phase's budget of wall time (:func:`exact_weights`); where it
-        runs out, the best point is returned with its duality gap. None:
-        no budget.
+    budget : float, default=None
+        The phase's budget of work (:func:`exact_weights`); where it runs
+        out, the best point is returned with its duality gap. None: no
+        budget.
 
     Returns
     -------
     result : SolverResult
-        The optimum (or, out of time, the best point: RDA's or a round's),
+        The optimum (or, out of budget, the best point: RDA's or a round's),
         its objective and ``dual_gap``; ``converged`` is False where the
         budget ended the phase. ``history`` is RDA's with the optimum
         appended at RDA's last iteration. If the LP solver fails, RDA's
@@ -327,15 +319,12 @@ def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
                "active, duality gap %.3g (%d triplets, %d atoms)" % (
                    n_round, value, n_active, gap, n_rows, n_atoms))
 
-    deadline = None if seconds is None else time.perf_counter() + seconds
     problem = HingeProblem(differences, triplet_pairs, task_offsets, scale)
     try:
-        weights, n_rounds, gap, _, out_of_time = exact_weights(
+        weights, n_rounds, gap, _, out_of_budget = exact_weights(
             problem, beta / scale, weights,
             tol=0.0 if n_tasks == 1 else GROUP_GAP_TOL,
-            report_round=report_round,
-            seconds=None if deadline is None
-            else deadline - time.perf_counter())
+            report_round=report_round, budget=budget)
     except RuntimeError as error:
         gap = problem.duality_gap(weights, beta / scale)[0]
         report(name, verbose, "exact phase failed (%s): RDA's point "
@@ -347,9 +336,9 @@ def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
     report(name, verbose, "exact phase, %d elements: objective %.6f, %d "
            "active, duality gap %.3g (%d rounds%s)" % (
                problem.n_basis, value, n_active, gap, n_rounds,
-               ", out of time" if out_of_time else ""))
+               ", out of budget" if out_of_budget else ""))
     return SolverResult(weights / scale, value, result.n_iter,
-                        not out_of_time, history, dual_gap=gap)
+                        not out_of_budget, history, dual_gap=gap)
 
 
 def beta_max(problem):

@@ -10,7 +10,6 @@ element, :math:`d = 1`. :class:`ScipyLP` solves each LP afresh
 last basis was tried: it cut a 25.3 s exact phase to 24.0 s, and went.)
 """
 
-import time
 
 import numpy as np
 from scipy.optimize import linprog
@@ -65,11 +64,12 @@ class Atoms:
                          for row in self.directions])
 
 
-class OutOfTime(Exception):
-    """HiGHS stopped an LP at its time limit."""
+class OutOfBudget(Exception):
+    """HiGHS stopped an LP at its iteration limit (the exact phase's
+    budget)."""
 
 
-def dual_form_lp(block, row_sizes, scale, beta, deadline=None):
+def dual_form_lp(block, row_sizes, scale, beta, max_iter=None):
     r"""The working-set LP of the exact phases, solved in its dual form.
 
     The primal is :math:`\min_{x \ge 0} \sum_c \xi_c / N_c + \beta
@@ -91,32 +91,35 @@ def dual_form_lp(block, row_sizes, scale, beta, deadline=None):
     of beta pass. Presolve finds nothing to remove in these dense blocks,
     and costs most of the solve.
 
-    ``deadline`` (a :func:`time.perf_counter` value): raise
-    :class:`OutOfTime` when HiGHS reaches it (the exact phase's budget).
+    ``max_iter``: HiGHS' limit on simplex iterations; raise
+    :class:`OutOfBudget` when it is reached (the exact phase's budget,
+    counted in iterations so that a fit does not depend on the machine's
+    speed or load).
 
-    Returns ``(x, a)``.
+    Returns ``(x, a, n_iter)``.
     """
     m, n_columns = block.shape
     if m == 0:
         # No triplet in the LP (every one well inside the margin): the
         # restricted optimum is W = 0, and linprog takes no empty LP.
-        return np.zeros(n_columns), np.zeros(0)
+        return np.zeros(n_columns), np.zeros(0), 0
     row_weights = scale / row_sizes
     options = {"presolve": False}
-    if deadline is not None:
-        options["time_limit"] = deadline - time.perf_counter()
-        if options["time_limit"] <= 0:
-            raise OutOfTime()
+    if max_iter is not None:
+        if max_iter < 1:
+            raise OutOfBudget()
+        options["maxiter"] = int(max_iter)
     result = linprog(
         -row_weights, A_ub=-(block * row_weights[:, None]).T,
         b_ub=np.full(n_columns, beta * scale), bounds=(0, 1),
         method="highs-ds", options=options)
-    if result.status == 1 and deadline is not None:
-        raise OutOfTime()
+    if result.status == 1 and max_iter is not None:
+        raise OutOfBudget()
     if result.status != 0:
         raise RuntimeError("HiGHS could not solve the SCML working-set LP: %s"
                            % result.message)
-    return clean_weights(-result.ineqlin.marginals), np.clip(result.x, 0.0, 1.0)
+    return (clean_weights(-result.ineqlin.marginals),
+            np.clip(result.x, 0.0, 1.0), int(result.nit))
 
 
 def folded_rows(problem, folded):
@@ -166,21 +169,23 @@ class ScipyLP:
         self.problem = problem
         self.rows = np.zeros(problem.n_triplets, dtype=bool)
         self.atoms = Atoms(problem.n_tasks)
+        self.n_iter = 0
 
-    def solve(self, folded, beta, deadline=None):
+    def solve(self, folded, beta, max_iter=None):
         """The restricted optimum: weights (T, K), the LP's row ids and
-        the alpha of every triplet (:func:`folded_rows`); ``deadline`` as
-        in :func:`dual_form_lp`."""
+        the alpha of every triplet (:func:`folded_rows`); ``max_iter`` as
+        in :func:`dual_form_lp`, and the simplex iterations taken in
+        ``n_iter``."""
         problem = self.problem
         row_ids = np.flatnonzero(self.rows)
         gradient, mass = folded_rows(problem, folded)
         tasks = np.flatnonzero(mass > 0)
         sizes = np.concatenate([problem.sizes[row_ids], 1.0 / mass[tasks]])
-        amounts, a = dual_form_lp(
+        amounts, a, self.n_iter = dual_form_lp(
             np.vstack([self.atoms.block(problem, row_ids),
                        self.atoms.aggregate(gradient)[tasks]
                        / mass[tasks, None]]), sizes,
-            problem.task_sizes.mean(), beta, deadline)
+            problem.task_sizes.mean(), beta, max_iter)
         share = np.zeros(problem.n_tasks)
         share[tasks] = a[row_ids.shape[0]:]
         return (self.atoms.weights(amounts, problem.n_basis), row_ids,

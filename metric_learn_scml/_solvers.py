@@ -225,6 +225,17 @@ def capped_batch_size(batch_size, task_sizes):
     return int(min(batch_size, max(int(np.max(task_sizes)), 1)))
 
 
+def rda_work(n_iter, batch_size, task_sizes, n_basis):
+    """RDA's work in the exact phase's unit (:func:`~metric_learn_scml.
+    _exact.exact_weights`): the triplet-element entries of its steps'
+    batches, ``n_iter`` steps of one batch per task (of every triplet,
+    where a batch covers the largest task: :func:`rda`)."""
+    task_sizes = np.asarray(task_sizes)
+    per_step = min(capped_batch_size(batch_size, task_sizes)
+                   * task_sizes.shape[0], int(task_sizes.sum()))
+    return float(n_iter) * per_step * n_basis
+
+
 def triplet_vectors(differences, triplet_pairs, draws):
     r"""The triplet vectors :math:`g = s_{ij} - s_{ik}` of each step's draws.
 

@@ -3,6 +3,8 @@ import pytest
 from scipy.optimize import linprog
 
 import metric_learn_scml._exact as exact_module
+from metric_learn_scml import _lp
+from metric_learn_scml._exact import beta_max as exact_beta_max
 from metric_learn_scml._exact import exact_phase, exact_weights
 from metric_learn_scml._lp import ScipyLP
 from metric_learn_scml._problem import HingeProblem, SquaredDifferences
@@ -266,18 +268,18 @@ def test_phase_reports_its_rounds_and_keeps_rda_if_highs_fails(
 @pytest.mark.parametrize("n_tasks", [1, 2])
 def test_phase_out_of_budget_returns_its_best_point_with_its_gap(n_tasks,
                                                                  capsys):
-    # No time at all: no LP is solved, and RDA's point comes back with the
-    # duality gap that bounds its distance to the optimum (not a
-    # certificate: converged is False). With time, the same phase
+    # No budget at all: no LP is solved, and RDA's point comes back with
+    # the duality gap that bounds its distance to the optimum (not a
+    # certificate: converged is False). Unbudgeted, the same phase
     # certifies the optimum.
     problem, matrices, offsets = group_problem(0, n_tasks=n_tasks)
     differences, triplet_pairs = problem.differences, problem.triplet_pairs
     beta = 0.05 * beta_max(matrices)
     result = rda(differences, triplet_pairs, offsets, beta, max_iter=250,
                  random_state=0)
-    stopped = group_phase(problem, result, beta, seconds=0.0, verbose=True,
+    stopped = group_phase(problem, result, beta, budget=0.0, verbose=True,
                           name="Test")
-    assert "out of time" in capsys.readouterr().out
+    assert "out of budget" in capsys.readouterr().out
     # (through the phase's units and back: equal to rounding)
     np.testing.assert_allclose(stopped.weights, result.weights, rtol=1e-12)
     assert not stopped.converged
@@ -285,18 +287,52 @@ def test_phase_out_of_budget_returns_its_best_point_with_its_gap(n_tasks,
         result.weights, beta)[0]
     assert stopped.dual_gap == pytest.approx(gap, rel=1e-6)
     assert stopped.dual_gap > 1e-3 * stopped.objective
-    certified = group_phase(problem, result, beta, seconds=60.0)
+    certified = group_phase(problem, result, beta)
     assert certified.converged
     assert certified.dual_gap <= 1e-6 * certified.objective
     assert certified.objective <= stopped.objective
 
 
-def test_exact_weights_out_of_time_keeps_the_start():
+def test_exact_weights_out_of_budget_keeps_the_start():
     problem, _, _ = group_problem(1, n_tasks=1)
     start = np.zeros((1, problem.n_basis))
-    weights, n_rounds, gap, alpha, out_of_time = exact_weights(
-        problem, 0.01, start, seconds=0.0)
-    assert out_of_time and n_rounds == 0
+    weights, n_rounds, gap, alpha, out_of_budget = exact_weights(
+        problem, 0.01, start, budget=0.0)
+    assert out_of_budget and n_rounds == 0
     np.testing.assert_array_equal(weights, start)
     # at W = 0 the gap is the objective (1) less the best dual value found
     assert 0 < gap <= 1.0
+
+
+@pytest.mark.parametrize("n_tasks", [1, 2])
+def test_budget_counts_simplex_work_not_seconds(n_tasks, monkeypatch):
+    # The budget is simplex iterations times block entries: twice the
+    # work of the unbudgeted phase changes nothing; half of it stops the
+    # phase at a point between the start and the optimum, the same one on
+    # every run (no clock is read).
+    problem, _, _ = group_problem(1, n_tasks=n_tasks, n_basis=60,
+                                  n_points=40)
+    beta = 0.02 * exact_beta_max(problem)
+    start = np.zeros((n_tasks, problem.n_basis))
+    work = []
+    solve = _lp.dual_form_lp
+
+    def counted(block, *args, **kwargs):
+        solved = solve(block, *args, **kwargs)
+        work.append(solved[2] * block.size)
+        return solved
+
+    monkeypatch.setattr(_lp, "dual_form_lp", counted)
+    optimum, n_rounds, _, _, stopped = exact_weights(problem, beta, start)
+    monkeypatch.undo()
+    assert not stopped and n_rounds > 2
+    ample = exact_weights(problem, beta, start, budget=2 * sum(work))
+    assert not ample[4] and ample[1] == n_rounds
+    np.testing.assert_array_equal(ample[0], optimum)
+    half = [exact_weights(problem, beta, start, budget=sum(work) / 2)
+            for _ in range(2)]
+    assert half[0][4] and 1 <= half[0][1] < n_rounds
+    np.testing.assert_array_equal(half[0][0], half[1][0])
+    assert (problem.objective(optimum, beta)
+            <= problem.objective(half[0][0], beta)
+            < problem.objective(start, beta))
