@@ -53,7 +53,7 @@ y)``:
   on digits, 82.5 / 82.5 / 82.2 / 82.5 / 82.2 on digits_shared: pairs want
   no other default (the larger betas help only where 2 of 6 features
   matter, by construction).
-- quadruplets per pair (:data:`metric_learn_scml._defaults.PAIR_QUADRUPLETS`):
+- quadruplets per pair (:data:`metric_learn_scml._triplets.PAIR_QUADRUPLETS`):
   3 / 10 / 30 give 97.4 / 97.1 / 97.3, 82.0 / 82.1 / 81.8 and 81.4 /
   82.5 / 82.0.
 - pairs that form triplets with others (digits_shared, split 0: 272 of 500):

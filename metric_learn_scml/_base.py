@@ -29,9 +29,8 @@ from sklearn.utils import ClassifierTags, TransformerTags, check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ._defaults import (BATCH_SCALE_RATIO, EXACT_GAP_TOL, EXACT_MAX_TRIPLETS,
-                        EXACT_MIN_WORK, EXACT_WORK_RATIO,
-                        SMALL_GAMMA)
+from ._defaults import (EXACT_GAP_TOL, EXACT_MAX_TRIPLETS, EXACT_MIN_WORK,
+                        EXACT_WORK_RATIO)
 from ._arrays import centred, largest_magnitude
 from ._basis import default_n_basis, distinct_elements, task_basis_size
 from ._exact import beta_max, exact_phase
@@ -44,6 +43,19 @@ from ._validation import (PointIndexer, check_basis_array, check_metric_points,
                           check_same_label_type, check_points, forget_fit,
                           no_basis_error, task_labels)
 from ._constraints import ArrayLike, Interval, Options, validate_parameters
+
+
+# Below this gamma, RDA's first steps overshoot so far that a zero model can
+# come from gamma rather than from beta (1e-5 zeroed 60 points in 3 dimensions
+# that gamma=1e-4 fitted); the zero-weights warning then names it too.
+# Evidence: a warning's wording only.
+SMALL_GAMMA = 1e-3
+
+# partial_fit warns when a batch's largest value is this many times larger
+# or smaller than the first batch's (a metric learned in the first batch's
+# units; the largest value of batches of one distribution moves far less).
+# Evidence: a warning only.
+BATCH_SCALE_RATIO = 100.0
 
 
 def random_state_of(estimator):

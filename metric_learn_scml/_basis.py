@@ -45,11 +45,41 @@ import numpy as np
 from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.neighbors import NearestNeighbors
 
-from ._defaults import (DUPLICATE_COSINE, MAX_DEFAULT_TASKS,
-                        MINIBATCH_MIN_SAMPLES, REGION_BLOCK_ELEMENTS, RIDGE,
-                        TRIPLET_DIRECTIONS, TRIPLET_SCALES)
+from ._defaults import MINIBATCH_MIN_SAMPLES
 from ._arrays import (binary_scales, centred, chunk_rows, compared_pairs,
                       distinct_rows)
+
+
+# Smallest relative ridge of the within-region scatter (where Ledoit-Wolf
+# shrinks less): it keeps every solve finite and well conditioned.
+# Evidence: the _basis module notes; NOTES.md, "Issue 26 item 4, measured
+# and not adopted".
+RIDGE = 1e-3
+
+# Directions kept per region by the triplet basis, which has no class count
+# to set it (the label basis keeps n_classes - 1).
+TRIPLET_DIRECTIONS = 4
+
+# Triplets per region at each scale of the triplet basis: about the number a
+# 10- or 20-point neighbourhood yields under 3 targets x 10 impostors.
+TRIPLET_SCALES = (60, 200)
+
+# Task bases a default (n_basis=None) union holds in full; more tasks share
+# that budget (see task_basis_size).
+# Evidence: NOTES.md, "Scale (issue 14)".
+MAX_DEFAULT_TASKS = 4
+
+# Two unit rows are one basis element when |b . c| exceeds this: then
+# b b^T = c c^T up to rounding. Regions whose neighbourhoods coincide (every
+# region of a scale at least as large as every class takes the whole class)
+# give identical FDA directions.
+# Evidence: numerical (rounding only).
+DUPLICATE_COSINE = 1.0 - 1e-9
+
+# Float64 elements of the per-region arrays built at once (32 MiB): a
+# block of regions holds its points and the solve's square matrices.
+# Evidence: memory only (results identical for any value).
+REGION_BLOCK_ELEMENTS = 1 << 22
 
 
 def within_gram(within_rows):

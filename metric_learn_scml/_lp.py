@@ -14,7 +14,15 @@ last basis was tried: it cut a 25.3 s exact phase to 24.0 s, and went.)
 import numpy as np
 from scipy.optimize import linprog
 
-from ._defaults import SAME_DIRECTION, ZERO_WEIGHT
+
+# Relative zero of the weights HiGHS returns (its feasibility tolerance is
+# 1e-7): smaller basic values are rounding, not elements of the model.
+# Evidence: numerical (HiGHS' rounding).
+ZERO_WEIGHT = 1e-9
+
+# Two atoms of a column whose directions agree to this (cosine) are one.
+# Evidence: numerical (rounding only).
+SAME_DIRECTION = 1.0 - 1e-12
 
 
 class Atoms:

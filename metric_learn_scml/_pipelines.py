@@ -14,7 +14,6 @@ import warnings
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._defaults import BASIS_GROWTH
 from ._arrays import plain
 from ._basis import labels_basis, triplet_basis
 from ._memory import remember, renewed_basis, renewed_state
@@ -24,6 +23,14 @@ from ._validation import (check_basis_array, check_tuples,
                           validate_supervised, validate_triplets)
 from ._constraints import ArrayLike, Interval, Options
 from ._base import random_state_of, single_threaded, triplet_classifier_tags
+
+
+# A new basis is drawn once the points it would come from are this many
+# times those of the current one: a basis of J points per class grows
+# more local with the density of its points, so doubling them redraws it
+# log2(memory / first batch) times in all (NOTES, "partial_fit at scale").
+# Evidence: NOTES.md, "partial_fit at scale".
+BASIS_GROWTH = 2
 
 
 def triplet_problem(estimator, triplets, tasks=None, partial=False, y=None):

@@ -41,8 +41,25 @@ scores its path with it.
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._defaults import PAIR_TABLE_BYTES, PROJECTION_BYTES, SCALE_SAMPLE
 from ._arrays import centred, chunk_rows, compared_pairs, unit_scale
+
+
+# Triplets behind triplet_scale's estimate: from one sample to the next it
+# moves by about 1 % (on the digit and newsgroup stand-ins), and it only
+# sets the solvers' units.
+# Evidence: units only (results do not depend on it beyond rounding).
+SCALE_SAMPLE = 2000
+
+# Memory allowed for the table of squared differences of every distinct pair
+# (see SquaredDifferences). Letters with 3,000 points x 13 pairs and 1,000
+# basis elements needs 156 MB in float32.
+PAIR_TABLE_BYTES = 512 * 2 ** 20
+
+# The most bytes the projections P = X B^T may take (n x K float64); beyond
+# (a million points on 1,000 elements would take 8 GB), P is never formed
+# and the differences of pairs are projected instead (FactoredProjections,
+# chosen by scaled_differences).
+PROJECTION_BYTES = 1 << 30
 
 
 class FactoredProjections:

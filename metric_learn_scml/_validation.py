@@ -17,11 +17,29 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from ._defaults import MAX_ABS_VALUE, MIN_ABS_VALUE, SCALE_SPREAD_WARNING
 from ._arrays import (binary_scales, chunk_rows, distinct_rows,
                       largest_magnitude, plain, triplets_to_indices)
 from ._triplets import (pairs_without_triplet, quadruplets_from_pairs,
                         triplets_from_pairs)
+
+
+# The range of feature magnitudes accepted. The solvers run on the data
+# brought to unit scale (see unit_scale), so their float32 tables neither
+# overflow nor underflow. The basis is built from squares at the user's
+# scale, which overflow beyond 1e154 and underflow below 1e-154, and the
+# learned metric scales as 1 / scale**2: within 1e-100 to 1e100 its
+# entries stay within 1e200 of those learned on standardised data.
+# Evidence: numerical (float64's range).
+MAX_ABS_VALUE = 1e100
+MIN_ABS_VALUE = 1e-100
+
+# Features whose standard deviations differ by more than this factor get a
+# warning: the local Fisher directions, the default beta and the Euclidean
+# neighbours the triplets come from all assume comparable scales (iris with
+# its features scaled by 1e6, 1, 1e-3 and 1: 3-NN accuracy 0.68 under the
+# learned metric against 0.75 under the Euclidean one).
+# Evidence: a warning only.
+SCALE_SPREAD_WARNING = 1e4
 
 
 def check_index_triplets(triplets, n_points):

@@ -31,10 +31,14 @@ from sklearn.utils.validation import (check_consistent_length,
                                       check_is_fitted, column_or_1d,
                                       validate_data)
 
-from ._defaults import QUERY_BLOCK
 from ._arrays import plain
 from ._validation import check_label_types, forget_fit
 from ._constraints import Interval, validate_parameters, validate_value
+
+
+# Query rows handled at once by the local model (bounds the memory of the
+# distance block to this many rows times the training size).
+QUERY_BLOCK = 1024
 
 
 # metric-learn's weakly supervised learners and what they fit on.

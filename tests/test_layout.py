@@ -1,6 +1,7 @@
 """The package's layering: maths below the estimator base below the estimators."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -113,38 +114,53 @@ def test_maths_layer_takes_and_calls_no_estimator_at_run_time():
     assert not problems, sorted(problems)
 
 
-def test_every_constant_of_the_defaults_is_in_the_registry():
-    # A number the defaults depend on lives in _defaults, with its reason
-    # and evidence; no other module defines one at its top level (tables of
-    # names, as the docstring fragments and parameter constraints, are not
-    # numbers).
-    found = []
-    for path in PACKAGE.glob("*.py"):
-        if path.stem == "_defaults":
-            continue
-        for node in ast.parse(path.read_text()).body:
-            if isinstance(node, ast.Assign) and any(
-                    isinstance(target, ast.Name) and target.id.isupper()
-                    and not target.id.endswith("CONSTRAINTS")
-                    for target in node.targets):
-                numbers = [leaf for leaf in ast.walk(node.value)
-                           if isinstance(leaf, ast.Constant)
-                           and isinstance(leaf.value, (int, float))
-                           and not isinstance(leaf.value, bool)]
-                if numbers:
-                    found.append("%s:%d" % (path.name, node.lineno))
-    assert not found, found
-    # and every one of them has a reason: a comment above it, or above the
-    # run of constants it shares one with
-    from metric_learn_scml import _defaults
-    lines = Path(_defaults.__file__).read_text().splitlines()
+def _numeric_constants(path):
+    """The top-level upper-case names of ``path`` bound to numbers, with
+    their line numbers (tables of names, as the docstring fragments and
+    parameter constraints, are not numbers)."""
+    found = {}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(leaf, ast.Constant)
+                and isinstance(leaf.value, (int, float))
+                and not isinstance(leaf.value, bool)
+                for leaf in ast.walk(node.value)):
+            for target in node.targets:
+                if (isinstance(target, ast.Name) and target.id.isupper()
+                        and not target.id.endswith("CONSTRAINTS")):
+                    found[target.id] = node.lineno
+    return found
 
-    def constant(line):
-        return line[:1].isupper() and " = " in line
 
-    for number, line in enumerate(lines):
-        if constant(line):
-            above = number - 1
-            while constant(lines[above]):
+def test_every_constant_lives_beside_its_users_with_its_reason():
+    # A constant lives beside the code that uses it, with its reason (a
+    # comment above it, or above the run of constants it shares one with);
+    # _defaults keeps only what two modules use, or the docs pages show
+    # (with the run it shares its reason with).
+    modules = {path.stem: path for path in PACKAGE.glob("*.py")}
+    texts = {stem: path.read_text() for stem, path in modules.items()}
+    pages = "".join(page.read_text()
+                    for page in (PACKAGE.parent / "docs").glob("*.rst"))
+    misplaced, unexplained, runs = [], [], {}
+    for stem, path in modules.items():
+        lines = texts[stem].splitlines()
+        for name, line in _numeric_constants(path).items():
+            above = line - 2
+            while lines[above][:1].isupper() and " = " in lines[above]:
                 above -= 1
-            assert lines[above].startswith("#"), line
+            if not lines[above].startswith("#"):
+                unexplained.append("%s.%s" % (stem, name))
+            users = {other for other, text in texts.items() if other != stem
+                     and re.search(r"\b%s\b" % name, text)}
+            shared = len(users) >= 2 or "|%s|" % name in pages
+            if stem == "_defaults":
+                runs.setdefault(above, []).append((name, users, shared))
+            elif users:
+                misplaced.append("%s.%s: also used by %s" % (stem, name,
+                                                            users))
+    for run in runs.values():
+        if not any(shared for _, _, shared in run):
+            misplaced.extend("%s: only %s uses it" % (name, users)
+                             for name, users, _ in run)
+    assert not unexplained, unexplained
+    assert not misplaced, misplaced
