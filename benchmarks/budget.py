@@ -4,8 +4,9 @@ Under ``solver='auto'`` the exact phase may do as much work as RDA did
 before it (``EXACT_WORK_RATIO``; ``EXACT_MIN_WORK`` at least, about half a
 second), counted in triplet-element entries so that a fit is the same on
 any machine; out of budget it keeps its best point and reports the
-duality gap. The table shows the budget in millions of entries and checks
-the phase's seconds against RDA's. This table shows, for each problem, the default
+duality gap. The table shows the budget in millions of entries, the
+seconds per entry of work that RDA and the phase spent (whole stages:
+set-up included), and checks the phase's seconds against RDA's. This table shows, for each problem, the default
 fit of :class:`metric_learn_scml.SCML_Supervised` (``random_state=0``, one
 thread, wall seconds of ``fit_stages_`` and of the whole fit): the RDA
 stage, the exact phase and its budget, whether it certified the optimum
@@ -40,8 +41,9 @@ GLOBAL = ("vehicle", "vowel", "segment", "letters", "mfeat_pix", "mnist5k", "new
 GENERATED = ("gen_2000", "gen_4700")
 SWEEP = tuple("gen_%d" % n for n in (1000, 1500, 3000, 4000, 5000, 7000, 10000, 20000))
 QUICK = ("vehicle", "gen_2000")
-COLUMNS = ("problem", "n_train", "rda_s", "exact_s", "budget_mwork", "certified",
-           "relative_gap", "fit_s", "active", "error", "ml_fit_s", "ml_error", "speedup")
+COLUMNS = ("problem", "n_train", "rda_s", "exact_s", "budget_mwork", "rda_ns_per_entry",
+           "exact_ns_per_entry", "certified", "relative_gap", "fit_s", "active", "error",
+           "ml_fit_s", "ml_error", "speedup")
 
 
 def generated(n_samples):
@@ -78,8 +80,12 @@ def measure(name, metric_learn=True):
     stages = {stage["stage"].split(" at ")[0]: stage for stage in ours.fit_stages_}
     exact = stages.get("exact phase", {})
     components = ours.components_
+    rda = stages.get("RDA", {})
     row = dict(problem=name, n_train=X_train.shape[0],
-               rda_s=stages["RDA"]["seconds"] if "RDA" in stages else np.nan,
+               rda_s=rda.get("seconds", np.nan),
+               rda_ns_per_entry=1e9 * rda.get("seconds", np.nan) / rda.get("work", np.nan),
+               exact_ns_per_entry=(1e9 * exact.get("seconds", np.nan)
+                                   / max(exact.get("work", np.nan), 1.0)),
                exact_s=exact.get("seconds", np.nan),
                budget_mwork=exact.get("budget", np.nan) / 1e6,
                certified=exact.get("certified", "skipped" if not exact else "-"),
@@ -109,7 +115,7 @@ def run(names, metric_learn=True, progress=None):
 def table(rows):
     """The rows as a labelled text table, then the targets' summary."""
     header = ("problem", "training points", "RDA (s)", "exact phase (s)",
-              "budget (million entries)",
+              "budget (million entries)", "RDA ns / entry", "exact phase ns / entry",
               "certified", "relative gap", "whole fit (s)", "active elements",
               "3-NN error (%)", "metric-learn fit (s)", "metric-learn error (%)",
               "metric-learn / ours")
@@ -127,7 +133,8 @@ def table(rows):
     for row in rows:
         lines.append("| " + " | ".join(
             [row["problem"], cell(row["n_train"]), cell(row["rda_s"]), cell(row["exact_s"]),
-             cell(row["budget_mwork"], 0), cell(row["certified"]),
+             cell(row["budget_mwork"], 0), cell(row["rda_ns_per_entry"], 1),
+             cell(row["exact_ns_per_entry"], 1), cell(row["certified"]),
              cell(row["relative_gap"], 3), cell(row["fit_s"]), cell(row["active"]),
              cell(row["error"], 1), cell(row.get("ml_fit_s")), cell(row.get("ml_error"), 1),
              cell(row.get("speedup"), 1)]) + " |")

@@ -287,8 +287,10 @@ class _SCMLEstimator(_MetricLearner):
                          n_iter_no_change=self.n_iter_no_change,
                          random_state=self._rng, verbose=self.verbose,
                          name=type(self).__name__, state=state, **schedule)
+            work = rda_work(result.n_iter, self.batch_size,
+                            np.diff(task_offsets), basis.shape[0])
             facts.update(iterations=result.n_iter,
-                         active=active_columns(result.weights))
+                         active=active_columns(result.weights), work=work)
         if not (np.isfinite(result.state.mean_gradient).all()
                 and np.isfinite(result.weights).all()):
             # (Before anything is kept: the model stays as it was.)
@@ -302,9 +304,7 @@ class _SCMLEstimator(_MetricLearner):
             with self._log.stage("exact phase") as facts:
                 # 'auto' bounds the phase's cost by RDA's; 'exact' asks
                 # for the certificate whatever it costs.
-                budget = (max(EXACT_WORK_RATIO * rda_work(
-                    result.n_iter, self.batch_size, np.diff(task_offsets),
-                    basis.shape[0]), EXACT_MIN_WORK)
+                budget = (max(EXACT_WORK_RATIO * work, EXACT_MIN_WORK)
                           if self.solver == "auto" else None)
                 result = exact_phase(
                     differences, triplet_pairs, task_offsets, result,
@@ -312,6 +312,7 @@ class _SCMLEstimator(_MetricLearner):
                     type(self).__name__, budget=budget)
                 relative_gap = result.dual_gap / max(result.objective, 1e-300)
                 facts.update(active=active_columns(result.weights),
+                             work=result.work,
                              relative_duality_gap=relative_gap,
                              certified=bool(result.converged
                                             and relative_gap <= EXACT_GAP_TOL))

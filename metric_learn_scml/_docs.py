@@ -247,8 +247,9 @@ ATTRIBUTES = {
         The stages of the last fit (or ``partial_fit`` call), in order,
         each a dict with ``stage`` (its name), ``seconds`` and what it found
         (counts, the values of beta tried and their held-out errors, the
-        chosen beta, a duality gap, the reason of a fallback), as
-        ``verbose`` prints them.""",
+        chosen beta, a duality gap, the reason of a fallback; for RDA
+        and the exact phase, their ``work`` in triplet-element entries,
+        the unit of the phase's ``budget``), as ``verbose`` prints them.""",
     'dual_gap_': r"""    dual_gap_ : float
         Duality gap of the weights, an upper bound on their distance to the
         optimal objective, where the exact phase ran; else NaN.""",

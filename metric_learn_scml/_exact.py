@@ -211,21 +211,23 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
     active = np.flatnonzero(norms > START_ATOMS * norms.max(initial=0.0))
     lp.atoms.add(active, weights[:, active])
     price(lp.atoms, gradient, beta)
-    n_rounds, out_of_budget, spent = 0, False, 0.0
+    n_rounds, out_of_budget, work_before = 0, False, lp.work
     while n_rounds < max_rounds:
         lp.rows = explicit
         folded &= ~explicit
         entries = (explicit.sum() + problem.n_tasks) * max(
             lp.atoms.columns.shape[0], 1)
         max_iter = (None if budget is None
-                    else int((budget - spent) // entries))
+                    else int((budget - (lp.work - work_before)) // entries))
         try:
             weights, row_ids, alpha = lp.solve(folded, beta, max_iter)
         except OutOfBudget:
+            # (It ran to its iteration limit.)
+            lp.work += max(max_iter, 0) * entries
             out_of_budget = True
             break
         n_rounds += 1
-        spent += lp.n_iter * entries
+        lp.work += lp.n_iter * entries
         margins = problem.margins(weights)
         gradient = problem.gradient(alpha)
         gap, value, feasible = problem.duality_gap(weights, beta, alpha,
@@ -349,10 +351,11 @@ def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
                    n_round, value, n_active, gap, n_rows, n_atoms))
 
     problem = HingeProblem(differences, triplet_pairs, task_offsets, scale)
+    lp = working_set_lp(problem)
     try:
         weights, n_rounds, gap, _, out_of_budget = exact_weights(
             problem, beta / scale, weights,
-            tol=0.0 if n_tasks == 1 else GROUP_GAP_TOL,
+            tol=0.0 if n_tasks == 1 else GROUP_GAP_TOL, lp=lp,
             report_round=report_round, budget=budget)
     except RuntimeError as error:
         gap = problem.duality_gap(weights, beta / scale)[0]
@@ -367,7 +370,8 @@ def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
                problem.n_basis, value, n_active, gap, n_rounds,
                ", out of budget" if out_of_budget else ""))
     return SolverResult(weights / scale, value, result.n_iter,
-                        not out_of_budget, history, dual_gap=gap)
+                        not out_of_budget, history, dual_gap=gap,
+                        work=lp.work)
 
 
 def beta_max(problem):

@@ -177,7 +177,9 @@ class ScipyLP:
         self.problem = problem
         self.rows = np.zeros(problem.n_triplets, dtype=bool)
         self.atoms = Atoms(problem.n_tasks)
-        self.n_iter = 0
+        # The last solve's simplex iterations, and the work of all its
+        # solves as the exact phase's budget counts it (its driver adds).
+        self.n_iter, self.work = 0, 0.0
 
     def solve(self, folded, beta, max_iter=None):
         """The restricted optimum: weights (T, K), the LP's row ids and

@@ -99,6 +99,9 @@ class SolverResult:
     dual_gap : float
         Duality gap of ``weights`` (an upper bound on its distance to the
         optimum) where the solver certifies one, else NaN.
+    work : float
+        The exact phase's work, in the unit of its budget (simplex
+        iterations x LP block entries); NaN for the other solvers.
     """
 
     weights: np.ndarray
@@ -108,6 +111,7 @@ class SolverResult:
     history: list = field(default_factory=list)
     dual_gap: float = float("nan")
     state: object = None
+    work: float = float("nan")
 
 
 @dataclass

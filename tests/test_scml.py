@@ -1325,7 +1325,9 @@ def test_verbose_reports_every_stage_and_fit_stages_keeps_them(wine, capsys):
     assert exact["active"] == model.n_active_basis_
     # wine's phase ends well within its budget, certified
     assert exact["certified"] and not exact["out_of_budget"]
-    assert exact["budget"] > 0
+    # RDA's work sets the budget, and the phase spent less than it
+    assert exact["budget"] == max(model.fit_stages_[4]["work"], 2e8)
+    assert 0 < exact["work"] <= exact["budget"]
     for name in names:
         assert "[SCML_Supervised] %s: " % name in out
     assert "betas scored on" in out and "chosen %.3g" % model.beta_ in out
@@ -1425,5 +1427,6 @@ def test_a_fit_the_budget_stops_is_reproducible():
     exact = fits[0].fit_stages_[-1]
     assert exact["stage"] == "exact phase" and exact["out_of_budget"]
     assert not exact["certified"] and exact["budget"] >= 2e8
+    assert exact["work"] <= exact["budget"]
     np.testing.assert_array_equal(fits[0].weights_, fits[1].weights_)
     assert fits[0].dual_gap_ == fits[1].dual_gap_ > 0
