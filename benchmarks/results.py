@@ -213,6 +213,10 @@ def _csv_value(value):
 def _parse_value(text):
     if text == "":
         return math.nan
+    # Flags (a fit's "fallback", "failed") come back as the booleans they
+    # were: the string "False" would count as true.
+    if text in ("True", "False"):
+        return text == "True"
     try:
         number = float(text)
     except ValueError:

@@ -279,6 +279,18 @@ def test_csv_round_trip_puts_required_columns_first(tmp_path):
     assert path.read_text().splitlines()[0] == ",".join(results.SUMMARY_COLUMNS)
 
 
+def test_flags_read_back_from_a_splits_file_count_as_written(tmp_path):
+    # "False" in the CSV is a false flag: read back as a string, every
+    # split counted as a Euclidean fallback in breadth.md.
+    path = tmp_path / "splits.csv"
+    results.write_csv(path, [dict(dataset="iris", split=split, method="ours",
+                                  error=0.1, beta=1e-3, fallback=split == 0)
+                             for split in range(3)], breadth.SPLIT_COLUMNS)
+    back = results.read_records(path)
+    assert [record["fallback"] for record in back] == [True, False, False]
+    assert breadth.beta_spread(back)[-1].rstrip(" |").endswith("| 1")
+
+
 def test_merge_records_replaces_rerun_pairs_and_keeps_the_others(tmp_path):
     path = tmp_path / "splits.csv"
     results.write_csv(path, [dict(dataset=d, split=s, method=m, error=0.5)
