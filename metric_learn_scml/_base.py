@@ -3,13 +3,14 @@ r"""The estimator layer every SCML learner is built on.
 How data flows from ``fit`` to ``components_``:
 
 1. ``fit`` validates the hyper-parameters (one declarative table per class,
-   :mod:`._validation`) and the data (:mod:`._pipelines`:
-   ``supervised_problem`` for labels, ``triplet_problem`` for triplets;
-   both take optional tasks).
-2. The problem is a set of points ``X``, index triplets into them grouped
-   by task (``task_offsets``) and a basis: the user's array, or the union
-   of one generated basis per task (:func:`._basis.task_basis_size`; a single
-   task for the global and local models).
+   :mod:`._constraints`) and the data, and builds its problem
+   (:mod:`._pipelines`: ``_labels_problem`` for labels, ``_triplet_problem``
+   for triplets; both take optional tasks).
+2. The problem is a value (:class:`._pipelines.Problem`): a set of points
+   ``X``, index triplets into them grouped by task (``task_offsets``) and
+   a basis, the user's array or the union of one generated basis per task
+   (:func:`._basis.task_basis_size`; a single task for the global and
+   local models).
 3. :meth:`_SCMLEstimator._solve` runs the solver on the data at unit scale
    (:func:`._solvers.rda`, then the exact phase of :mod:`._exact` for one
    task) and returns the weights :math:`W` (``T x K``) in the user's units.
@@ -32,17 +33,17 @@ from threadpoolctl import threadpool_limits
 from ._defaults import (EXACT_GAP_TOL, EXACT_MAX_TRIPLETS, EXACT_MIN_WORK,
                         EXACT_WORK_RATIO)
 from ._arrays import centred, largest_magnitude
-from ._basis import default_n_basis, distinct_elements, task_basis_size
 from ._exact import beta_max, exact_phase
 from ._progress import FitLog
 from ._selection import merges_points
 from ._problem import HingeProblem, pair_index, scaled_differences
 from ._solvers import (RDAState, active_columns, components_from_weights,
                        rda, rda_state_for, rda_work)
-from ._validation import (PointIndexer, check_basis_array, check_metric_points,
+from ._validation import (PointIndexer, check_metric_points,
                           check_same_label_type, check_points, forget_fit,
                           no_basis_error, task_labels)
-from ._constraints import ArrayLike, Interval, Options, validate_parameters
+from ._constraints import (ArrayLike, Interval, Options,
+                           parameter_constraints, validate_parameters)
 
 
 # Below this gamma, RDA's first steps overshoot so far that a zero model can
@@ -186,7 +187,9 @@ class _SCMLEstimator(_MetricLearner):
         return tags
 
     def _check_params(self):
-        validate_parameters(self)
+        constraints = parameter_constraints(type(self))
+        validate_parameters(constraints, {name: getattr(self, name)
+                                          for name in constraints})
 
     def _start_fit(self):
         self._check_params()
@@ -198,7 +201,7 @@ class _SCMLEstimator(_MetricLearner):
         self._check_preprocessor()
         self._rng = random_state_of(self)
         self._start_log()
-        # 'auto' is resolved by the fit (see supervised_problem).
+        # 'auto' is resolved by the fit (see _pipelines._labels_problem).
         self.beta_ = self._given_beta()
 
     def _start_log(self):
@@ -206,20 +209,6 @@ class _SCMLEstimator(_MetricLearner):
         ``fit_stages_`` (filled as the fit goes)."""
         self._log = FitLog(type(self).__name__, self.verbose)
         self.fit_stages_ = self._log.stages
-
-    def _n_basis(self, n_features):
-        return (default_n_basis(n_features) if self.n_basis is None
-                else int(self.n_basis))
-
-    def _make_basis(self, n_features, build, n_tasks=1):
-        """The ``basis`` array, or the union of ``build(task, n_basis)``
-        over the tasks, each element once (:func:`._basis.task_basis_size`)."""
-        if not isinstance(self.basis, str):
-            return check_basis_array(self.basis, n_features, self.n_basis)
-        n_basis = task_basis_size(n_tasks, self._n_basis(n_features),
-                                  n_features, self.n_basis is None)
-        return distinct_elements(np.concatenate(
-            [build(task, n_basis) for task in range(n_tasks)]))
 
     def _exact(self, n_triplets):
         """Whether the fit takes RDA's result to the exact optimum.
@@ -431,7 +420,8 @@ class _SCMLEstimator(_MetricLearner):
         return np.ones(X.shape[1])
 
     def _partial_fit(self, problem, *data):
-        """One ``partial_fit`` call: ``problem`` is one of the pipelines.
+        """One ``partial_fit`` call: ``problem(*data, partial=...)`` builds
+        the batch's :class:`._pipelines.Problem`.
 
         The first call (on an unfitted model) validates the parameters,
         resolves ``beta='auto'`` and draws the basis from its batch, as
@@ -454,8 +444,7 @@ class _SCMLEstimator(_MetricLearner):
         # (The attributes' values are replaced, never changed in place.)
         before = dict(vars(self))
         try:
-            X, triplets, offsets, basis = problem(self, *data,
-                                                  partial=not first)
+            X, triplets, offsets, basis = problem(*data, partial=not first)
             if triplets.shape[0] == 0:
                 warnings.warn(
                     "%s.partial_fit: this batch gives no triplet (a triplet "

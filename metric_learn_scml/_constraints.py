@@ -1,9 +1,10 @@
 """Declarative constraints of the estimators' hyper-parameters.
 
 Each estimator class holds a ``_parameter_constraints`` table (as
-scikit-learn's estimators do), ``{name: [constraint, ...]}``, and
-:func:`validate_parameters` checks every entry of the tables along the class
-hierarchy in one place. A value passes when one of its constraints accepts
+scikit-learn's estimators do), ``{name: [constraint, ...]}``;
+:func:`parameter_constraints` merges the tables along the class hierarchy,
+and :func:`validate_parameters` checks a mapping of values against them in
+one place. A value passes when one of its constraints accepts
 it. The constraint classes are the package's own (scikit-learn's live in a
 private module that changes between releases).
 """
@@ -133,8 +134,10 @@ class InvalidParameterError(ValueError, TypeError):
     """
 
 
-def validate_parameters(estimator):
-    """Check every declared hyper-parameter of ``estimator``.
+def validate_parameters(constraints, params):
+    """Check every hyper-parameter of ``constraints`` (``{name: [constraint,
+    ...]}``, as :func:`parameter_constraints` merges them) in ``params``
+    (``{name: value}``).
 
     A value is accepted when one of its constraints takes its type and
     range; ``None`` in a list means None is allowed.
@@ -146,8 +149,8 @@ def validate_parameters(estimator):
         integer or None, got 10.5 of type float."), or of an accepted type
         out of every range, naming the parameter and the allowed values.
     """
-    for name, constraints in parameter_constraints(type(estimator)).items():
-        validate_value(name, getattr(estimator, name), constraints)
+    for name, allowed in constraints.items():
+        validate_value(name, params[name], allowed)
 
 
 def validate_value(name, value, constraints):

@@ -1,21 +1,26 @@
 r"""From the user's data to a solver's problem: the two pipelines and the
 learners' ``fit`` and ``partial_fit``.
 
-:func:`supervised_problem` (labels) and :func:`triplet_problem` (triplets)
-validate the data and return the points, the index triplets grouped by
-task and the basis; the mixins :class:`_FromLabels`, :class:`_FromTriplets`
-and their incremental forms give each learner its ``fit`` (and
-``partial_fit``) on them, and :class:`._base._SCMLEstimator` solves.
+A fit solves a :class:`Problem`: the points, the index triplets grouped
+by task and the basis. Pure functions build it from values
+(:func:`labels_triplets`, :func:`grouped_by_task`, :func:`union_basis`);
+the estimator's side (:class:`_BuildsProblems`) validates the data,
+encodes the tasks, assigns the choice of beta and keeps what
+``partial_fit`` continues from. The mixins :class:`_FromLabels`,
+:class:`_FromTriplets` and their incremental forms give each learner its
+``fit`` (and ``partial_fit``), and :class:`._base._SCMLEstimator` solves.
 """
 
 import functools
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._arrays import plain
-from ._basis import labels_basis, triplet_basis
+from ._basis import (default_n_basis, distinct_elements, labels_basis,
+                     task_basis_size, triplet_basis)
 from ._memory import remember, renewed_basis, renewed_state
 from ._selection import PathSettings, pool_selections, select_beta
 from ._triplets import triplets_from_labels
@@ -33,144 +38,83 @@ from ._base import random_state_of, single_threaded, triplet_classifier_tags
 BASIS_GROWTH = 2
 
 
-def triplet_problem(estimator, triplets, tasks=None, partial=False, y=None):
-    """Points, index triplets grouped by task, and the basis, from triplets.
+class Problem(NamedTuple):
+    """What a fit solves, built from the data and the settings alone.
 
-    Returns ``(X, triplets, task_offsets, basis)``: ``triplets`` index the
-    distinct points ``X`` of the input; with ``tasks`` (one label per
-    triplet) they are sorted by task, stably. ``partial``: a later batch
-    of ``partial_fit``, which keeps the basis of the first. ``y``: the
-    labels of pairs given instead of triplets.
+    ``triplets`` index the points ``X``, grouped by task: task ``t`` owns
+    ``triplets[task_offsets[t]:task_offsets[t + 1]]``. ``basis`` is the
+    user's array, or the union of one generated basis per task.
     """
-    indices, X = validate_triplets(estimator, triplets, reset=not partial,
-                                   y=y)
-    if tasks is None:
-        offsets = np.array([0, indices.shape[0]])
-    else:
-        codes = estimator._encode_tasks(tasks, indices.shape[0], "triplet",
-                                        extend=partial)
-        order = np.argsort(codes, kind="stable")
-        indices, codes = indices[order], codes[order]
-        offsets = np.searchsorted(codes, np.arange(estimator.tasks_.shape[0]
-                                                   + 1))
-    with estimator._log.stage("building the basis") as facts:
-        basis = estimator.basis_ if partial else estimator._make_basis(
-            X.shape[1], lambda t, n: triplet_basis(
-                X, indices[offsets[t]:offsets[t + 1]], n,
-                random_state=estimator._rng), offsets.shape[0] - 1)
-        facts.update(triplets=indices.shape[0], elements=basis.shape[0])
-    return X, indices, offsets, basis
+
+    X: np.ndarray
+    triplets: np.ndarray
+    task_offsets: np.ndarray
+    basis: np.ndarray
 
 
-def supervised_problem(estimator, X, y, tasks=None, partial=False,
-                       incremental=False, choose=None):
-    """Points, index triplets grouped by task, and the basis, from labels.
+def grouped_by_task(triplets, codes, n_tasks):
+    """``triplets`` sorted by their task ``codes`` (stably), and the task
+    offsets; one task without ``codes``."""
+    if codes is None:
+        return triplets, np.array([0, triplets.shape[0]])
+    order = np.argsort(codes, kind="stable")
+    return triplets[order], np.searchsorted(codes[order], np.arange(n_tasks
+                                                                    + 1))
 
-    Each task (one, without ``tasks``) gets its ``k_genuine x k_impostor``
-    triplets among its own points and its own local discriminative basis;
-    the basis is their union. ``beta='auto'`` is resolved here, once each
-    task's triplets are known to exist and before the basis is drawn:
-    ``choose(X, y)`` of each task's points returns a
-    :class:`~metric_learn_scml._selection.BetaSelection` (by default
-    :meth:`_FromLabels._choose_beta`; ``SCML_SupervisedCV`` passes its
-    cross-validation).
 
-    ``partial``: a later batch of ``partial_fit``. The basis of the first
-    batch is kept, and a task whose points here give no triplet (absent,
-    or a single class) simply has none.
+def basis_size(n_basis, n_features):
+    """The generated basis' size: ``n_basis``, or by default
+    :func:`._basis.default_n_basis`."""
+    return default_n_basis(n_features) if n_basis is None else int(n_basis)
 
-    ``incremental`` (every ``partial_fit`` call): the batch's points are
-    the anchors, mined against the batch and the points remembered
-    (:mod:`._memory`), which are returned after the batch's in ``X``;
-    when those have grown :data:`._memory.BASIS_GROWTH` times since the
-    basis was drawn, its inactive elements are replaced by a new draw
-    from them. The batch joins the memory.
 
-    Returns ``(X, triplets, task_offsets, basis)``.
+def union_basis(basis, n_basis, n_features, build, n_tasks=1):
+    """The ``basis`` array (checked), or for a generated ``basis`` the union
+    of ``build(task, n_basis)`` over the tasks, each element once
+    (:func:`._basis.task_basis_size` sizes each task's share of
+    ``n_basis``, None for the default)."""
+    if not isinstance(basis, str):
+        return check_basis_array(basis, n_features, n_basis)
+    per_task = task_basis_size(n_tasks, basis_size(n_basis, n_features),
+                               n_features, n_basis is None)
+    return distinct_elements(np.concatenate(
+        [build(task, per_task) for task in range(n_tasks)]))
+
+
+def labels_triplets(X, y, members, k_genuine, k_impostor, random_state,
+                    progress=None, names=None, partial=False, n_anchors=None):
+    """Each task's triplets: ``k_genuine x k_impostor`` per point of
+    ``X[members[t]]``, as indices into ``X``; errors name the task
+    (``names[t]``; one task without ``names``).
+
+    ``n_anchors``: only the first ``n_anchors`` points of ``X`` (a
+    ``partial_fit`` batch before the points remembered) anchor triplets.
+    ``partial`` (a later batch of ``partial_fit``): a task whose points
+    give no triplet gets an empty set instead of an error.
     """
-    X, y = validate_supervised(estimator, X, y, reset=not partial)
-    n_batch = X.shape[0]
-    codes = None if tasks is None else estimator._encode_tasks(
-        tasks, n_batch, "sample", extend=partial)
-    earlier = estimator.__dict__.get("_memory") if incremental else None
-    remembered = earlier is not None and earlier.X.shape[0] > 0
-    if remembered:
-        X, y, codes = earlier.after(X, y, codes, None if tasks is None
-                                    else estimator.tasks_)
-    members = ([np.arange(X.shape[0])] if tasks is None else
-               [np.flatnonzero(codes == t)
-                for t in range(estimator.tasks_.shape[0])])
-    with estimator._log.stage("mining triplets") as facts:
-        triplets = [rows[_task_triplets(
-                        estimator, X[rows], y[rows], task, partial,
-                        np.flatnonzero(rows < n_batch) if remembered
-                        else None)]
-                    for task, rows in zip(
-                        [None] if tasks is None else estimator.tasks_,
-                        members)]
-        facts.update(points=X.shape[0],
-                     triplets=sum(t.shape[0] for t in triplets))
-
-    if estimator.beta_ is None:
-        with estimator._log.stage("choosing %s" % estimator._stage_name()) \
-                as facts:
-            # One selection per task, each the one a single-task model of
-            # that task makes, pooled (for mt-SCML) into one beta.
-            choose = choose or estimator._choose_beta
-            selection = pool_selections([choose(X[rows], y[rows])
-                                         for rows in members])
-            facts.update(values_tried=selection.betas,
-                         held_out_3nn_errors=selection.errors,
-                         held_out_points=selection.n_scored,
-                         Euclidean_3nn_error=selection.euclidean_error,
-                         chosen=selection.beta)
-        estimator.beta_ = selection.beta
-        estimator.beta_path_ = selection.betas
-        estimator.validation_error_path_ = selection.errors
-        estimator.validation_triplet_error_path_ = selection.triplet_errors
-        estimator.euclidean_fallback_ = selection.euclidean
-    def build():
-        estimator._basis_points = X.shape[0]
-        return estimator._make_basis(X.shape[1], lambda t, n: labels_basis(
-            estimator.basis, X, y, members[t], triplets[t], n,
-            estimator._rng), len(members))
-
-    renew = (remembered and isinstance(estimator.basis, str)
-             and X.shape[0] >= BASIS_GROWTH * estimator._basis_points
-             and any(t.shape[0] for t in triplets))
-    with estimator._log.stage("building the basis") as facts:
-        if renew:
-            basis, source = renewed_basis(
-                estimator.basis_, np.atleast_2d(estimator.weights_).any(
-                    axis=0), build())
-            estimator._rda_state = renewed_state(estimator._rda_state, source)
-        else:
-            basis = estimator.basis_ if partial else build()
-        facts.update(elements=basis.shape[0])
-    if incremental:
-        estimator._memory = remember(
-            earlier, X[:n_batch], y[:n_batch], None if tasks is None
-            else estimator.tasks_[codes[:n_batch]],
-            estimator.partial_fit_memory, estimator._rng)
-    offsets = np.concatenate([[0], np.cumsum([t.shape[0] for t in triplets])])
-    return X, np.concatenate(triplets), offsets, basis
+    found = []
+    for task, rows in enumerate(members):
+        anchors = (None if n_anchors is None
+                   else np.flatnonzero(rows < n_anchors))
+        found.append(rows[task_triplets(
+            X[rows], y[rows], k_genuine, k_impostor, random_state, progress,
+            None if names is None else names[task], partial, anchors)])
+    return found
 
 
-incremental_problem = functools.partial(supervised_problem, incremental=True)
-
-
-def _task_triplets(estimator, X, y, task, partial=False, anchors=None):
+def task_triplets(X, y, k_genuine, k_impostor, random_state, progress=None,
+                  name=None, partial=False, anchors=None):
     """The triplets of one task's points (of its ``anchors`` only, when
-    given); errors name the task.
+    given); errors name the task ``name`` (None: the only task, whose
+    errors are the miner's own).
 
     In a later batch of ``partial_fit`` (``partial``), points that give no
     triplet give an empty set instead of an error.
     """
     def mine():
-        return triplets_from_labels(
-            X, y, estimator.k_genuine, estimator.k_impostor,
-            random_state=estimator._rng, anchors=anchors,
-            progress=estimator._log.ticker("classes searched"))
+        return triplets_from_labels(X, y, k_genuine, k_impostor,
+                                    random_state=random_state,
+                                    anchors=anchors, progress=progress)
 
     if partial:
         if np.unique(y).shape[0] < 2 or (anchors is not None
@@ -180,22 +124,142 @@ def _task_triplets(estimator, X, y, task, partial=False, anchors=None):
             return mine()
         except ValueError:
             return np.zeros((0, 3), dtype=np.intp)
-    if task is None:
+    if name is None:
         return mine()
     if np.unique(y).shape[0] < 2:
         raise ValueError(
             "Task %r has a single class (%r): every task needs at least two "
-            "classes to build triplet constraints." % (plain(task), plain(y[0])))
+            "classes to build triplet constraints." % (plain(name), plain(y[0])))
     try:
         return mine()
     except ValueError:
         raise ValueError(
             "Task %r has too few samples (%d) to build triplets: it needs a "
-            "class with at least two samples." % (plain(task), X.shape[0])
+            "class with at least two samples." % (plain(name), X.shape[0])
         ) from None
 
 
-class _FromTriplets:
+class _BuildsProblems:
+    """The estimator's side of building a :class:`Problem`.
+
+    It validates the data, encodes the tasks, assigns the choice of beta
+    and keeps what ``partial_fit`` continues from; the functions above
+    build, from values only.
+    """
+
+    def _triplet_problem(self, triplets, tasks=None, partial=False, y=None):
+        """The problem of triplets (or of labelled pairs ``y``), with
+        ``tasks`` one label per triplet. ``partial``: a later batch of
+        ``partial_fit``, which keeps the basis of the first."""
+        indices, X = validate_triplets(self, triplets, reset=not partial, y=y)
+        codes = None if tasks is None else self._encode_tasks(
+            tasks, indices.shape[0], "triplet", extend=partial)
+        indices, offsets = grouped_by_task(
+            indices, codes, None if tasks is None else self.tasks_.shape[0])
+        with self._log.stage("building the basis") as facts:
+            basis = self.basis_ if partial else union_basis(
+                self.basis, self.n_basis, X.shape[1],
+                lambda t, n: triplet_basis(X, indices[offsets[t]:offsets[t + 1]],
+                                           n, random_state=self._rng),
+                offsets.shape[0] - 1)
+            facts.update(triplets=indices.shape[0], elements=basis.shape[0])
+        return Problem(X, indices, offsets, basis)
+
+    def _labels_problem(self, X, y, tasks=None, partial=False,
+                        incremental=False, choose=None):
+        """The problem of labelled points.
+
+        Each task (one, without ``tasks``) gets its ``k_genuine x
+        k_impostor`` triplets among its own points and its own local
+        discriminative basis; the basis is their union. ``beta='auto'`` is
+        resolved here, once each task's triplets are known to exist and
+        before the basis is drawn: ``choose(X, y)`` of each task's points
+        returns a :class:`~metric_learn_scml._selection.BetaSelection` (by
+        default :meth:`_FromLabels._choose_beta`; ``SCML_SupervisedCV``
+        passes its cross-validation).
+
+        ``partial``: a later batch of ``partial_fit``. The basis of the
+        first batch is kept, and a task whose points here give no triplet
+        (absent, or a single class) simply has none.
+
+        ``incremental`` (every ``partial_fit`` call): the batch's points
+        are the anchors, mined against the batch and the points remembered
+        (:mod:`._memory`), which follow the batch's in ``X``; when those
+        have grown :data:`BASIS_GROWTH` times since the basis was drawn,
+        its inactive elements are replaced by a new draw from them. The
+        batch joins the memory.
+        """
+        X, y = validate_supervised(self, X, y, reset=not partial)
+        n_batch = X.shape[0]
+        codes = None if tasks is None else self._encode_tasks(
+            tasks, n_batch, "sample", extend=partial)
+        earlier = self.__dict__.get("_memory") if incremental else None
+        remembered = earlier is not None and earlier.X.shape[0] > 0
+        if remembered:
+            X, y, codes = earlier.after(X, y, codes, None if tasks is None
+                                        else self.tasks_)
+        members = ([np.arange(X.shape[0])] if tasks is None else
+                   [np.flatnonzero(codes == t)
+                    for t in range(self.tasks_.shape[0])])
+        with self._log.stage("mining triplets") as facts:
+            triplets = labels_triplets(
+                X, y, members, self.k_genuine, self.k_impostor, self._rng,
+                self._log.ticker("classes searched"),
+                None if tasks is None else self.tasks_, partial,
+                n_batch if remembered else None)
+            facts.update(points=X.shape[0],
+                         triplets=sum(t.shape[0] for t in triplets))
+        if self.beta_ is None:
+            self._assign_selection(choose or self._choose_beta, X, y, members)
+
+        def build():
+            self._basis_points = X.shape[0]
+            return union_basis(self.basis, self.n_basis, X.shape[1],
+                               lambda t, n: labels_basis(
+                                   self.basis, X, y, members[t], triplets[t],
+                                   n, self._rng), len(members))
+
+        renew = (remembered and isinstance(self.basis, str)
+                 and X.shape[0] >= BASIS_GROWTH * self._basis_points
+                 and any(t.shape[0] for t in triplets))
+        with self._log.stage("building the basis") as facts:
+            if renew:
+                basis, source = renewed_basis(
+                    self.basis_, np.atleast_2d(self.weights_).any(axis=0),
+                    build())
+                self._rda_state = renewed_state(self._rda_state, source)
+            else:
+                basis = self.basis_ if partial else build()
+            facts.update(elements=basis.shape[0])
+        if incremental:
+            self._memory = remember(
+                earlier, X[:n_batch], y[:n_batch], None if tasks is None
+                else self.tasks_[codes[:n_batch]], self.partial_fit_memory,
+                self._rng)
+        offsets = np.concatenate([[0], np.cumsum([t.shape[0]
+                                                  for t in triplets])])
+        return Problem(X, np.concatenate(triplets), offsets, basis)
+
+    def _assign_selection(self, choose, X, y, members):
+        """``beta='auto'``: one selection per task, each the one a
+        single-task model of that task makes, pooled (for mt-SCML) into
+        one beta; the estimator keeps it."""
+        with self._log.stage("choosing %s" % self._stage_name()) as facts:
+            selection = pool_selections([choose(X[rows], y[rows])
+                                         for rows in members])
+            facts.update(values_tried=selection.betas,
+                         held_out_3nn_errors=selection.errors,
+                         held_out_points=selection.n_scored,
+                         Euclidean_3nn_error=selection.euclidean_error,
+                         chosen=selection.beta)
+        self.beta_ = selection.beta
+        self.beta_path_ = selection.betas
+        self.validation_error_path_ = selection.errors
+        self.validation_triplet_error_path_ = selection.triplet_errors
+        self.euclidean_fallback_ = selection.euclidean
+
+
+class _FromTriplets(_BuildsProblems):
     """``fit(triplets)``: the weakly supervised learners."""
 
     @single_threaded
@@ -228,7 +292,7 @@ class _FromTriplets:
         self
         """
         self._start_fit()
-        return self._fit_problem(*triplet_problem(self, triplets, y=y))
+        return self._fit_problem(*self._triplet_problem(triplets, y=y))
 
     def decision_function(self, triplets):
         """``d(a, c) - d(a, b)`` of each triplet (positive where its order
@@ -268,7 +332,7 @@ class _FromTriplets:
                                        target_required=False)
 
 
-class _FromLabels:
+class _FromLabels(_BuildsProblems):
     """``fit(X, y)``: the learners that build triplets and basis from labels."""
 
     _parameter_constraints = {
@@ -285,7 +349,7 @@ class _FromLabels:
         basis = (self.basis if isinstance(self.basis, str) else
                  check_basis_array(self.basis, n_features, self.n_basis))
         return PathSettings(
-            basis, self._n_basis(n_features), self.k_genuine,
+            basis, basis_size(self.n_basis, n_features), self.k_genuine,
             self.k_impostor,
             dict(gamma=self.gamma, batch_size=self.batch_size,
                  max_iter=self.max_iter, eval_every=self.output_iter,
@@ -340,7 +404,7 @@ class _FromLabels:
         self
         """
         self._start_fit()
-        return self._fit_problem(*supervised_problem(self, X, y))
+        return self._fit_problem(*self._labels_problem(X, y))
 
 
 class _IncrementalFromTriplets(_FromTriplets):
@@ -377,7 +441,7 @@ class _IncrementalFromTriplets(_FromTriplets):
         -------
         self
         """
-        return self._partial_fit(functools.partial(triplet_problem, y=y),
+        return self._partial_fit(functools.partial(self._triplet_problem, y=y),
                                  triplets)
 
 
@@ -424,4 +488,5 @@ class _IncrementalFromLabels(_FromLabels):
         -------
         self
         """
-        return self._partial_fit(incremental_problem, X, y)
+        return self._partial_fit(functools.partial(
+            self._labels_problem, incremental=True), X, y)

@@ -24,6 +24,7 @@ small task weighs in the gradient as it does in the objective.
 """
 
 
+import functools
 import warnings
 
 import numpy as np
@@ -33,8 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._defaults import DEFAULT_MEMORY
 from ._arrays import plain
 from ._base import _SCMLEstimator, single_threaded, triplet_classifier_tags
-from ._pipelines import (_IncrementalFromLabels, incremental_problem,
-                         supervised_problem, triplet_problem)
+from ._pipelines import _BuildsProblems, _IncrementalFromLabels
 from ._docs import (AUTO_BETA_ATTRIBUTES, MULTITASK_ATTRIBUTES,
                     MULTITASK_PARAMETERS, PER_TASK_INTERFACE, attributes,
                     parameters)
@@ -353,7 +353,7 @@ default='lda'
         """
         require_tasks(self, tasks, "sample", "SCML_Supervised")
         self._start_fit()
-        return self._fit_problem(*supervised_problem(self, X, y, tasks))
+        return self._fit_problem(*self._labels_problem(X, y, tasks))
 
     @single_threaded
     def partial_fit(self, X, y, tasks):
@@ -376,10 +376,12 @@ default='lda'
         self : MultiTaskSCML_Supervised
         """
         require_tasks(self, tasks, "sample", "SCML_Supervised")
-        return self._partial_fit(incremental_problem, X, y, tasks)
+        return self._partial_fit(functools.partial(
+            self._labels_problem, incremental=True), X, y, tasks)
 
 
-class MultiTaskSCML(_BaseMultiTaskSCML, _TripletsClassifierMixin):
+class MultiTaskSCML(_BuildsProblems, _BaseMultiTaskSCML,
+                    _TripletsClassifierMixin):
     __doc__ = r"""Multi-task Sparse Compositional Metric Learning from triplets (mt-SCML).
 
     Learns one metric :math:`M_t = \sum_k W_{tk} b_k b_k^T` per task from
@@ -473,7 +475,7 @@ default='triplet_diffs'
         """
         require_tasks(self, tasks, "triplet", "SCML")
         self._start_fit()
-        return self._fit_problem(*triplet_problem(self, triplets, tasks))
+        return self._fit_problem(*self._triplet_problem(triplets, tasks))
 
     @single_threaded
     def partial_fit(self, triplets, tasks):
@@ -494,7 +496,7 @@ default='triplet_diffs'
         self : MultiTaskSCML
         """
         require_tasks(self, tasks, "triplet", "SCML")
-        return self._partial_fit(triplet_problem, triplets, tasks)
+        return self._partial_fit(self._triplet_problem, triplets, tasks)
 
     def decision_function(self, triplets, tasks):
         """``d_t(a, c) - d_t(a, b)`` for each triplet under its task's metric.

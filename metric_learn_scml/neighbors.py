@@ -33,7 +33,8 @@ from sklearn.utils.validation import (check_consistent_length,
 
 from ._arrays import plain
 from ._validation import check_label_types, forget_fit
-from ._constraints import Interval, validate_parameters, validate_value
+from ._constraints import (Interval, parameter_constraints,
+                           validate_parameters, validate_value)
 
 
 # Query rows handled at once by the local model (bounds the memory of the
@@ -146,7 +147,9 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         -------
         self
         """
-        validate_parameters(self)
+        constraints = parameter_constraints(type(self))
+        validate_parameters(constraints, {name: getattr(self, name)
+                                          for name in constraints})
         check_metric_learner(self.estimator)
         # A refit (of another kind of learner, say) keeps nothing of the last.
         forget_fit(self, ("_y_index", "_X_fit", "_task_models", "_knn"))

@@ -21,7 +21,6 @@ from sklearn.model_selection import StratifiedKFold, check_cv
 
 from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, EXACT_GAP_TOL
 from ._base import single_threaded
-from ._pipelines import supervised_problem
 from ._selection import (BetaSelection, LabelledPath, beta_grid, best_beta,
                          path_basis, path_scores)
 from ._validation import plain, validate_supervised
@@ -410,9 +409,9 @@ class SCML_SupervisedCV(SCML_Supervised):
         self
         """
         self._start_fit()
-        return self._fit_problem(*supervised_problem(
-            self, X, y, choose=functools.partial(self._cross_validate,
-                                                 groups=groups)))
+        return self._fit_problem(*self._labels_problem(
+            X, y, choose=functools.partial(self._cross_validate,
+                                           groups=groups)))
 
     def _cross_validate(self, X, y, groups=None):
         """Cross-validate the grid on the points ``X``; set ``betas_`` and

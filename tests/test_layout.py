@@ -58,6 +58,26 @@ def test_layers_import_only_downwards():
         assert graph[module] <= MATHS | BASE, (module, graph[module])
 
 
+# Where the data meets the estimator: scikit-learn's validate_data takes
+# the estimator too (its name in messages, n_features_in_).
+BOUNDARY = {"_validation", "_base"}
+
+
+def test_no_builder_or_check_below_the_estimators_takes_an_estimator():
+    # The problem builders and the parameter checks take values (data,
+    # settings, a constraints table and a mapping of parameters); the
+    # estimator assigns what they return.
+    taking = []
+    for module in (MATHS | BASE) - BOUNDARY:
+        tree = ast.parse((PACKAGE / (module + ".py")).read_text())
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                names = [a.arg for a in node.args.args + node.args.kwonlyargs]
+                if {"estimator", "model", "learner"} & set(names):
+                    taking.append("%s.%s" % (module, node.name))
+    assert not taking, taking
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_maths_layer_takes_and_calls_no_estimator_at_run_time():
     # The import rule above holds at import time; this one follows the
