@@ -30,15 +30,14 @@ from sklearn.utils import ClassifierTags, TransformerTags, check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ._defaults import (EXACT_GAP_TOL, EXACT_MAX_TRIPLETS, EXACT_MIN_WORK,
-                        EXACT_WORK_RATIO)
+from ._defaults import EXACT_GAP_TOL
 from ._arrays import centred, largest_magnitude
-from ._exact import beta_max, exact_phase
+from ._driver import pair_problem, solve_path
+from ._exact import beta_max
 from ._progress import FitLog
 from ._selection import merges_points
-from ._problem import HingeProblem, pair_index, scaled_differences
-from ._solvers import (RDAState, active_columns, components_from_weights,
-                       rda, rda_state_for, rda_work)
+from ._problem import HingeProblem
+from ._solvers import RDAState, components_from_weights
 from ._validation import (PointIndexer, check_metric_points,
                           check_same_label_type, check_points, forget_fit,
                           no_basis_error, task_labels)
@@ -210,31 +209,18 @@ class _SCMLEstimator(_MetricLearner):
         self._log = FitLog(type(self).__name__, self.verbose)
         self.fit_stages_ = self._log.stages
 
-    def _exact(self, n_triplets):
-        """Whether the fit takes RDA's result to the exact optimum.
-
-        Under ``'auto'``: at a positive beta, given or chosen from the data,
-        up to ``EXACT_MAX_TRIPLETS`` (the paper's model is the sparse
-        optimum of its objective); not at ``beta=0``, where no bound on the
-        weights keeps the linear program well scaled and its optimum cannot
-        be certified.
-        """
-        if self.solver == "auto":
-            return n_triplets <= EXACT_MAX_TRIPLETS and self.beta_ > 0
-        return self.solver == "exact"
-
     def _solve(self, X, triplets, task_offsets, basis, incremental=False,
                warn_empty=True):
-        """Run the solvers on index triplets grouped by task; return W (T, K).
+        """Solve at ``beta_`` on index triplets grouped by task: the path of
+        :func:`._driver.solve_path` at one point; return W (T, K).
 
         Task ``t`` owns ``triplets[task_offsets[t]:task_offsets[t + 1]]``.
         Sets ``basis_``, ``n_iter_``, ``objective_``,
         ``objective_history_`` and ``dual_gap_``, and warns when the solver
         did not converge or kept no element. ``tol`` is per task: the
         objective is a sum of one mean hinge per task (``T`` at ``W = 0``),
-        so the solver stops on improvements below ``T * tol``. It runs on
-        the data at unit scale (:func:`scaled_differences`, with ``beta``
-        rescaled to match); ``W`` is in the user's units.
+        so the solver stops on improvements below ``T * tol``. ``W`` is in
+        the user's units.
 
         Raises a ``ValueError`` when the basis is empty: then no direction
         separates any two training points and every learnable distance is 0
@@ -250,15 +236,11 @@ class _SCMLEstimator(_MetricLearner):
         state = getattr(self, "_rda_state", None) if incremental else None
         if state is not None:
             warn_batch_scale(self, X)
-        # Pairs grouped by task: the objective then computes each task's
-        # distances under its own weights only (T times fewer products).
         with self._log.stage("pair table") as facts:
-            pairs, triplet_pairs, pair_offsets = pair_index(triplets,
-                                                            task_offsets)
-            differences, unit = scaled_differences(
-                X, basis, pairs, unit=None if state is None else self._unit,
-                pair_offsets=pair_offsets)
-            facts.update(pairs=pairs.shape[0], elements=basis.shape[0])
+            problem = pair_problem(X, basis, triplets, task_offsets,
+                                   unit=None if state is None else self._unit)
+            facts.update(pairs=problem.differences.pairs.shape[0],
+                         elements=basis.shape[0])
         if incremental:
             # One epoch over the batch's triplets, as scikit-learn's
             # SGD partial_fit; the result is the last iterate. (One step
@@ -269,61 +251,27 @@ class _SCMLEstimator(_MetricLearner):
         else:
             schedule = dict(max_iter=self.max_iter,
                             eval_every=self.output_iter)
-        with self._log.stage("RDA at beta=%.3g" % self.beta_) as facts:
-            result = rda(differences, triplet_pairs, task_offsets,
-                         beta=self.beta_ * unit ** 2, gamma=self.gamma,
-                         batch_size=self.batch_size, tol=n_tasks * self.tol,
-                         n_iter_no_change=self.n_iter_no_change,
-                         random_state=self._rng, verbose=self.verbose,
-                         name=type(self).__name__, state=state, **schedule)
-            work = rda_work(result.n_iter, self.batch_size,
-                            np.diff(task_offsets), basis.shape[0])
-            facts.update(iterations=result.n_iter,
-                         active=active_columns(result.weights), work=work)
-        if not (np.isfinite(result.state.mean_gradient).all()
-                and np.isfinite(result.weights).all()):
-            # (Before anything is kept: the model stays as it was.)
-            raise ValueError(
-                "%s's solver state is no longer finite after this batch: its "
-                "values are far larger than those the model was fitted on. "
-                "Scale every batch alike (for instance with a StandardScaler "
-                "fitted on the first)." % type(self).__name__)
-        self._rda_state, self._unit = result.state, unit
-        if not incremental and self._exact(triplets.shape[0]):
-            with self._log.stage("exact phase") as facts:
-                # 'auto' bounds the phase's cost by RDA's; 'exact' asks
-                # for the certificate whatever it costs.
-                budget = (max(EXACT_WORK_RATIO * work, EXACT_MIN_WORK)
-                          if self.solver == "auto" else None)
-                result = exact_phase(
-                    differences, triplet_pairs, task_offsets, result,
-                    self.beta_ * unit ** 2, self._rng, self.verbose,
-                    type(self).__name__, budget=budget)
-                relative_gap = result.dual_gap / max(result.objective, 1e-300)
-                facts.update(active=active_columns(result.weights),
-                             work=result.work,
-                             relative_duality_gap=relative_gap,
-                             certified=bool(result.converged
-                                            and relative_gap <= EXACT_GAP_TOL))
-                if budget is not None:
-                    facts.update(budget=budget,
-                                 out_of_budget=not result.converged)
-            if relative_gap > EXACT_GAP_TOL and result.converged:
-                warnings.warn(
-                    "%s's exact phase stopped with a relative duality gap of "
-                    "%.2g (above %g): the weights are the best found, not "
-                    "certified optimal. A beta far below the useful range "
-                    "(beta acts on squared distances: standardise the "
-                    "features) leaves the certificate loose; use "
-                    "solver='rda' to skip the phase." % (
-                        type(self).__name__, relative_gap, EXACT_GAP_TOL),
-                    ConvergenceWarning)
-            # The phase's own shortfall is the warning above, not RDA's.
-            result.converged = True
-            # partial_fit continues from the optimum.
-            self._rda_state = rda_state_for(
-                self._rda_state, result.weights, self.beta_ * unit ** 2,
-                self.gamma)
+        result, = solve_path(
+            problem, [self.beta_], dict(
+                gamma=self.gamma, batch_size=self.batch_size,
+                tol=n_tasks * self.tol,
+                n_iter_no_change=self.n_iter_no_change, **schedule),
+            solver="rda" if incremental else self.solver, state=state,
+            random_state=self._rng, verbose=self.verbose,
+            name=type(self).__name__, log=self._log)
+        self._rda_state, self._unit = result.state, problem.unit
+        relative_gap = result.dual_gap / max(result.objective, 1e-300)
+        if relative_gap > EXACT_GAP_TOL and not result.out_of_budget:
+            # (NaN, without an exact phase, is never above.)
+            warnings.warn(
+                "%s's exact phase stopped with a relative duality gap of "
+                "%.2g (above %g): the weights are the best found, not "
+                "certified optimal. A beta far below the useful range "
+                "(beta acts on squared distances: standardise the "
+                "features) leaves the certificate loose; use "
+                "solver='rda' to skip the phase." % (
+                    type(self).__name__, relative_gap, EXACT_GAP_TOL),
+                ConvergenceWarning)
         self.basis_ = basis
         self.n_iter_ = int(result.n_iter)
         self.objective_ = float(result.objective)
@@ -334,8 +282,8 @@ class _SCMLEstimator(_MetricLearner):
         if warn_empty and not result.weights.any():
             # beta_max: the smallest beta that keeps no element (0 when no
             # element lowers the loss of these triplets at all).
-            if self.beta_ > 0 and n_tasks == 1 and beta_max(
-                    HingeProblem(differences, triplet_pairs)) > 0:
+            if self.beta_ > 0 and n_tasks == 1 and beta_max(HingeProblem(
+                    problem.differences, problem.triplet_pairs)) > 0:
                 cause = (
                     "%s=%g is too large for this data; decrease it, or "
                     "standardise the features (the hinge loss has a unit "
@@ -358,7 +306,7 @@ class _SCMLEstimator(_MetricLearner):
                           % self.gamma)
             warnings.warn("All basis weights are zero, so every distance is "
                           "0: %s." % cause, UserWarning)
-        return result.weights * unit ** 2
+        return result.weights
 
     def _given_beta(self):
         """The (global stage's) beta as a float, or None where it is chosen

@@ -8,7 +8,8 @@ on ``sonar`` near :math:`10^{-3}\,\beta_{\max}`, and no single value suits
 both. So :math:`\beta` is chosen as scikit-learn chooses a Lasso's
 :math:`\alpha` (``LassoCV``): on a decreasing grid relative to
 :math:`\beta_{\max}`, each value fitted by RDA (all of them at once, on
-shared batches: :func:`~metric_learn_scml._solvers.rda`), each
+shared batches: the path of :func:`~metric_learn_scml._driver.solve_path`
+with ``solver='rda'``), each
 solution scored on points the fit did not see by the 3-nearest-neighbour
 error under its metric, as the paper tunes :math:`\beta` on a validation
 split. Two cheaper criteria with less variance were measured and rejected
@@ -16,8 +17,9 @@ split. Two cheaper criteria with less variance were measured and rejected
 mean hinge is not scale-free and prefers the denser models of small betas,
 and the held-out triplet error, whose triplets are mined with Euclidean
 neighbours, prefers metrics close to the Euclidean one; both keep noise
-features that the 3-NN error drops. The triplet error only breaks ties. :func:`~metric_learn_scml.scml_path` gives the exact
-optima along the same grid (:meth:`LabelledPath.solve`).
+features that the 3-NN error drops. The triplet error only breaks ties.
+:func:`~metric_learn_scml.scml_path` gives the exact optima along the same
+grid, on the same driver (``solver='exact'``).
 """
 
 import warnings
@@ -34,10 +36,11 @@ from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         VALIDATION_FRACTION)
 from ._arrays import centred
 from ._basis import labels_basis
-from ._exact import beta_max, exact_path
+from ._driver import PairProblem, solve_path
+from ._exact import beta_max
 from ._problem import (HingeProblem, pair_index, scaled_differences,
                        triplet_scale)
-from ._solvers import components_from_weights, rda
+from ._solvers import components_from_weights
 from ._triplets import triplets_from_labels
 
 
@@ -68,15 +71,14 @@ MERGE_DIGITS = 9
 
 
 class LabelledPath:
-    r"""The SCML-Global problem of labelled points on a basis, for paths.
+    r"""SCML-Global's problem of labelled points on a basis, for paths.
 
-    Builds the triplets (``k_genuine`` x ``k_impostor`` per point), the
-    table of squared differences at unit scale and the rescaled
-    :class:`~metric_learn_scml._problem.HingeProblem`; :meth:`solve` maps
-    :math:`\\beta` and weights between the user's units and the problem's.
-    ``basis`` is an array, or a function of the triplets that builds it
-    (``'triplet_diffs'``, :func:`path_basis`); ``self.basis`` is the
-    array.
+    Builds the triplets (``k_genuine`` x ``k_impostor`` per point) and
+    their :class:`~metric_learn_scml._driver.PairProblem`, ``problem``
+    (the table of squared differences at unit scale, and RDA's unit of
+    the triplet vectors, drawn here). ``basis`` is an array, or a function
+    of the triplets that builds it (``'triplet_diffs'``,
+    :func:`path_basis`); ``self.basis`` is the array.
     """
 
     def __init__(self, X, y, basis, k_genuine, k_impostor, random_state):
@@ -85,49 +87,28 @@ class LabelledPath:
         if callable(basis):
             basis = basis(triplets)
         pairs, self.triplet_pairs = pair_index(triplets)
-        self.differences, self.unit = scaled_differences(X, basis, pairs)
-        self.scale = scale = triplet_scale(self.differences,
-                                           self.triplet_pairs, random_state)
-        self.problem = HingeProblem(self.differences, self.triplet_pairs,
-                                    scale=scale)
-        # user's weights = problem's * factor; user's beta = problem's / factor
-        self.factor = self.unit ** 2 / scale
+        differences, unit = scaled_differences(X, basis, pairs)
+        scale = triplet_scale(differences, self.triplet_pairs, random_state)
+        self.problem = PairProblem(differences, self.triplet_pairs,
+                                   np.array([0, self.triplet_pairs.shape[0]]),
+                                   unit, scale)
         self.basis = basis
 
     def beta_max(self):
-        return beta_max(self.problem) / self.factor
+        """The smallest beta (user's units) that keeps no element."""
+        unit, scale = self.problem.unit, self.problem.scale
+        # (user's beta = problem's / factor)
+        return beta_max(HingeProblem(self.problem.differences,
+                                     self.triplet_pairs, scale=scale)
+                        ) / (unit ** 2 / scale)
 
-    def solve_rda(self, betas, **rda_parameters):
-        """RDA's weights (user's units) at each of ``betas``.
-
-        One :func:`~metric_learn_scml._solvers.rda` run along ``betas`` with
-        ``rda_parameters``: every value on the same batches, each stopping
-        on its own rule. On hard problems (the KEEL ``ring`` data) RDA
-        takes a tenth of the exact path's time.
-        """
-        results = rda(self.differences, self.triplet_pairs,
-                      [0, self.triplet_pairs.shape[0]],
-                      np.asarray(betas, dtype=float) * self.unit ** 2,
-                      scale=self.scale, **rda_parameters)
-        return np.array([result.weights[0] for result in results]) * self.unit ** 2
-
-    def objectives(self, betas, weights):
-        """The objective of each row of ``weights`` (user's units) at its
-        beta, in the problem's units (those of :meth:`solve`'s gaps)."""
-        return self.problem.objectives(np.asarray(weights) / self.factor,
-                                       np.asarray(betas) * self.factor)
-
-    def solve(self, betas, start=None, guesses=None):
-        """Optimal weights (user's units) for decreasing ``betas``, and gaps.
-
-        ``guesses`` (user's units, one row per beta) are offered to each
-        solve as a start (:func:`~metric_learn_scml._exact.exact_path`).
-        """
-        weights, gaps = exact_path(
-            self.problem, np.asarray(betas) * self.factor,
-            None if start is None else start / self.factor,
-            None if guesses is None else np.asarray(guesses) / self.factor)
-        return weights * self.factor, gaps
+    def solve(self, betas, rda_parameters, solver, random_state):
+        """:func:`~metric_learn_scml._driver.solve_path` along ``betas``:
+        the weights (user's units, one row per beta) and each one's
+        :class:`~metric_learn_scml._solvers.SolverResult`."""
+        results = solve_path(self.problem, betas, rda_parameters, solver,
+                             random_state=random_state)
+        return np.array([result.weights[0] for result in results]), results
 
 
 def beta_grid(largest, n_betas=N_BETAS, high=BETA_RATIO_HIGH,
@@ -256,7 +237,7 @@ def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
         if not largest > 0:
             return None
         betas = beta_grid(largest)
-    weights = path.solve_rda(betas, random_state=rng, **settings.rda)
+    weights, _ = path.solve(betas, settings.rda, "rda", rng)
     if progress is not None:
         progress("    %d betas fitted on %d triplets; scoring ..." % (
             len(betas), path.triplet_pairs.shape[0]))

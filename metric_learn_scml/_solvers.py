@@ -102,6 +102,8 @@ class SolverResult:
     work : float
         The exact phase's work, in the unit of its budget (simplex
         iterations x LP block entries); NaN for the other solvers.
+    out_of_budget : bool
+        Whether the exact phase's budget ended it.
     """
 
     weights: np.ndarray
@@ -112,6 +114,7 @@ class SolverResult:
     dual_gap: float = float("nan")
     state: object = None
     work: float = float("nan")
+    out_of_budget: bool = False
 
 
 @dataclass

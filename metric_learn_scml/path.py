@@ -1,8 +1,9 @@
 r"""The regularisation path of SCML-Global and the cross-validated learner.
 
 :func:`scml_path` follows scikit-learn's ``lasso_path``: the exact optima
-for a decreasing grid of :math:`\beta`, each warm-started from the last
-(:func:`metric_learn_scml._exact.exact_path`), with their duality gaps.
+for a decreasing grid of :math:`\beta`, each warm-started from RDA's
+iterate or the last optimum, with their duality gaps, on the driver that a
+fit runs at one point (:func:`metric_learn_scml._driver.solve_path`).
 :class:`SCML_SupervisedCV` follows ``LassoCV``: the grid is relative to
 :math:`\beta_{\max}` of the whole training set, the training part of every
 split of ``cv`` is fitted along it and scored by the 3-NN error of its test
@@ -59,10 +60,12 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     .. math:: \frac{1}{|C|} \sum_C [1 + d_w(x_i, x_j) - d_w(x_i, x_k)]_+
               + \beta \|w\|_1, \qquad w \ge 0,
 
-    is found by the working-set LP started from the previous optimum (as
-    ``lasso_path`` warm-starts coordinate descent), or from RDA's iterate
-    at that beta where it is closer (all the betas' RDA runs share their
-    batches: :func:`~metric_learn_scml._solvers.rda`).
+    is found by the exact phase a fit runs (the working-set LP), started
+    from RDA's iterate at that beta, or from the previous optimum where
+    its objective is lower (as ``lasso_path`` warm-starts coordinate
+    descent); all the betas' RDA runs share their batches. A fit at
+    ``beta`` with ``solver='exact'`` is this path at ``[beta]``
+    (:func:`~metric_learn_scml._driver.solve_path`).
 
     Parameters
     ----------
@@ -113,9 +116,9 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
                         k_impostor=k_impostor, random_state=random_state)
     model._start_fit()
     X, y = validate_supervised(model, X, y)
-    path = LabelledPath(
-        X, y, path_basis(model._path_settings(X.shape[1]), X, y, model._rng),
-        k_genuine, k_impostor, model._rng)
+    settings = model._path_settings(X.shape[1])
+    path = LabelledPath(X, y, path_basis(settings, X, y, model._rng),
+                        k_genuine, k_impostor, model._rng)
     basis = path.basis
     largest = path.beta_max()
     if not largest > 0:
@@ -124,11 +127,12 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
         # Sorted: with eps above 10**-0.5 the grid would increase.
         betas = np.sort(beta_grid(largest, n_betas, BETA_RATIO_HIGH,
                                   eps))[::-1]
-    # RDA at every beta in one run on shared batches: starts for the LPs.
-    weights, gaps = path.solve(betas, guesses=path.solve_rda(
-        betas, random_state=model._rng))
+    # The driver a fit runs at one beta, along the grid: RDA at every beta
+    # on shared batches, then each exact phase to its end.
+    weights, results = path.solve(betas, settings.rda, "exact", model._rng)
+    gaps = np.array([result.dual_gap for result in results])
     loose = gaps > EXACT_GAP_TOL * np.maximum(
-        path.objectives(betas, weights), 1e-300)
+        [result.objective for result in results], 1e-300)
     if loose.any():
         warnings.warn(
             "scml_path: the duality gap does not certify the optimum at "

@@ -5,7 +5,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from metric_learn_scml import SCML_Supervised
-from metric_learn_scml._exact import beta_max, exact_path, exact_weights
+from metric_learn_scml._exact import beta_max, exact_weights
 from metric_learn_scml._lp import ScipyLP
 from metric_learn_scml._problem import HingeProblem, SquaredDifferences
 from metric_learn_scml._problem import pair_index
@@ -159,39 +159,6 @@ def test_beta_max_is_where_the_model_empties():
     above = exact_weights(problem, largest * 1.01, np.ones(G.shape[1]))[0]
     below = exact_weights(problem, largest * 0.9, np.zeros(G.shape[1]))[0]
     assert not above.any() and below.any()
-
-
-def test_path_equals_independent_fits_and_is_monotone():
-    _, _, problem, G = small_problem(2)
-    betas = beta_max(problem) * np.logspace(-0.5, -4, 6)
-    path, gaps = exact_path(problem, betas)
-    norms, losses = [], []
-    for beta, weights, gap in zip(betas, path, gaps):
-        alone = exact_weights(problem, beta, np.zeros(G.shape[1]))[0][0]
-        assert objective(G, weights, beta) == pytest.approx(
-            objective(G, alone, beta), rel=1e-6)
-        assert gap <= 1e-6
-        norms.append(weights.sum())
-        losses.append(objective(G, weights, 0.0))
-    # decreasing beta: the l1 norm does not fall, the loss does not rise
-    assert np.all(np.diff(norms) >= -1e-9)
-    assert np.all(np.diff(losses) <= 1e-9)
-
-
-def test_path_guesses_only_choose_the_start():
-    # A guess is taken where its objective is lower than the previous
-    # optimum's; either way each solve ends at the optimum.
-    _, _, problem, G = small_problem(2)
-    betas = beta_max(problem) * np.logspace(-0.5, -4, 6)
-    plain, _ = exact_path(problem, betas)
-    rng = np.random.RandomState(0)
-    for guesses in (plain * rng.uniform(0.5, 1.5, plain.shape),   # taken
-                    np.full(plain.shape, 1e3)):                      # not
-        guided, gaps = exact_path(problem, betas, guesses=guesses)
-        assert gaps.max() <= 1e-6
-        for beta, a, b in zip(betas, plain, guided):
-            assert objective(G, b, beta) == pytest.approx(
-                objective(G, a, beta), rel=1e-6)
 
 
 def test_estimator_reaches_the_lp_optimum_of_its_problem():

@@ -10,6 +10,7 @@ import metric_learn_scml
 
 PACKAGE = Path(metric_learn_scml.__file__).parent
 MATHS = {"_arrays", "_progress", "_triplets", "_basis", "_embedding", "_problem",
+         "_driver",
          "_solvers", "_local", "_lp", "_exact",
          "_newton", "_selection", "_memory", "_defaults"}
 BASE = {"_constraints", "_validation", "_docs", "_base", "_pipelines"}
