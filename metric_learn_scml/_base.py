@@ -58,16 +58,16 @@ SMALL_GAMMA = 1e-3
 BATCH_SCALE_RATIO = 100.0
 
 
-def random_state_of(estimator):
-    """``check_random_state(estimator.random_state)``, with an error that
-    names the parameter."""
+def checked_random_state(random_state):
+    """``check_random_state(random_state)``, with an error that names the
+    parameter."""
     try:
-        return check_random_state(estimator.random_state)
+        return check_random_state(random_state)
     except ValueError as error:
         raise ValueError(
             "random_state must be None, an int in 0..2**32 - 1 or a "
             "numpy.random.RandomState, got %r (%s)." % (
-                estimator.random_state, error)) from None
+                random_state, error)) from None
 
 
 def single_threaded(fit):
@@ -198,7 +198,7 @@ class _SCMLEstimator(_MetricLearner):
         # partial_fit then starts a new run.
         forget_fit(self, ("_rda_state", "_unit", "_memory", "_basis_points"))
         self._check_preprocessor()
-        self._rng = random_state_of(self)
+        self._rng = checked_random_state(self.random_state)
         self._start_log()
         # 'auto' is resolved by the fit (see _pipelines._labels_problem).
         self.beta_ = self._given_beta()

@@ -27,7 +27,8 @@ from ._triplets import triplets_from_labels
 from ._validation import (check_basis_array, check_tuples,
                           validate_supervised, validate_triplets)
 from ._constraints import ArrayLike, Interval, Options
-from ._base import random_state_of, single_threaded, triplet_classifier_tags
+from ._base import (checked_random_state, single_threaded,
+                    triplet_classifier_tags)
 
 
 # A new basis is drawn once the points it would come from are this many
@@ -66,6 +67,16 @@ def basis_size(n_basis, n_features):
     """The generated basis' size: ``n_basis``, or by default
     :func:`._basis.default_n_basis`."""
     return default_n_basis(n_features) if n_basis is None else int(n_basis)
+
+
+def path_settings(basis, n_basis, k_genuine, k_impostor, n_features, rda):
+    """The :class:`~metric_learn_scml._selection.PathSettings` of these
+    parameters: a ``basis`` array checked, the generated basis' size
+    resolved."""
+    if not isinstance(basis, str):
+        basis = check_basis_array(basis, n_features, n_basis)
+    return PathSettings(basis, basis_size(n_basis, n_features), k_genuine,
+                        k_impostor, rda)
 
 
 def union_basis(basis, n_basis, n_features, build, n_tasks=1):
@@ -346,14 +357,12 @@ class _FromLabels(_BuildsProblems):
 
     def _path_settings(self, n_features):
         """The parameters a path of this learner is built and solved with."""
-        basis = (self.basis if isinstance(self.basis, str) else
-                 check_basis_array(self.basis, n_features, self.n_basis))
-        return PathSettings(
-            basis, basis_size(self.n_basis, n_features), self.k_genuine,
-            self.k_impostor,
-            dict(gamma=self.gamma, batch_size=self.batch_size,
-                 max_iter=self.max_iter, eval_every=self.output_iter,
-                 tol=self.tol, n_iter_no_change=self.n_iter_no_change))
+        return path_settings(
+            self.basis, self.n_basis, self.k_genuine, self.k_impostor,
+            n_features, dict(gamma=self.gamma, batch_size=self.batch_size,
+                             max_iter=self.max_iter,
+                             eval_every=self.output_iter, tol=self.tol,
+                             n_iter_no_change=self.n_iter_no_change))
 
     def _selection_random_state(self):
         """The random stream of the choice of beta.
@@ -365,7 +374,7 @@ class _FromLabels(_BuildsProblems):
         """
         if isinstance(self.random_state, np.random.RandomState):
             return np.random.RandomState(self._rng.randint(2 ** 31))
-        return random_state_of(self)
+        return checked_random_state(self.random_state)
 
     def _choose_beta(self, X, y):
         """``beta='auto'``: :func:`~metric_learn_scml._selection.select_beta`."""

@@ -13,7 +13,7 @@ import numpy as np
 from metric_learn._util import ArrayIndexer, check_input
 from metric_learn.exceptions import PreprocessorError
 from scipy.sparse import issparse
-from sklearn.utils import check_array
+from sklearn.utils import check_array, check_X_y
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
@@ -164,17 +164,24 @@ def check_tuples(estimator, tuples, tuple_size):
     return tuples
 
 
-def no_basis_error(estimator):
-    """The ``ValueError`` of a fit whose data no direction separates."""
+def name_of(who):
+    """The name errors give: a string as it is, an estimator's class name
+    (as scikit-learn's ``check_array(estimator=...)`` takes either)."""
+    return who if isinstance(who, str) else type(who).__name__
+
+
+def no_basis_error(who):
+    """The ``ValueError`` of a fit whose data no direction separates
+    (``who``: the estimator or the function's name)."""
     return ValueError(
         "%s found no basis element: no direction separates any two "
         "training points, because every feature is constant on the "
         "training data (or every triplet's points coincide), so every "
         "learnable distance is 0. fit needs training points that "
-        "differ in at least one feature." % type(estimator).__name__)
+        "differ in at least one feature." % name_of(who))
 
 
-def check_scale(estimator, X):
+def check_scale(who, X):
     """Raise a ``ValueError`` naming the fix when ``X`` cannot be learned on.
 
     Identical points (every feature constant) leave no direction to learn:
@@ -185,7 +192,7 @@ def check_scale(estimator, X):
     s**2`` is the same model), so rescaling loses nothing.
     """
     if (X == X[:1]).all():
-        raise no_basis_error(estimator)
+        raise no_basis_error(who)
     largest = largest_magnitude(X)
     if largest > MAX_ABS_VALUE or largest < MIN_ABS_VALUE:
         large = largest > MAX_ABS_VALUE
@@ -195,7 +202,7 @@ def check_scale(estimator, X):
             "(e.g. with sklearn.preprocessing.StandardScaler) or %s them "
             "by a constant; SCML learns the same metric up to scale (with "
             "beta scaled by the square of the factor)." % (
-                type(estimator).__name__, "up to" if large else "of at most",
+                name_of(who), "up to" if large else "of at most",
                 largest, "overflow" if large else "underflow",
                 "divide" if large else "multiply"))
 
@@ -243,14 +250,13 @@ def check_n_features(estimator, n_features, reset):
                 estimator.n_features_in_))
 
 
-def check_n_components(estimator, n_features):
-    """Refuse an ``n_components`` outside ``[1, n_features]``.
+def check_n_components(n_components, n_features):
+    """Refuse an ``n_components`` outside ``[1, n_features]`` (None passes).
 
     The message is metric-learn's own (code written against its learners
     matches it); the reason and the fix follow as a note of the exception,
     which a traceback shows.
     """
-    n_components = estimator.n_components
     if n_components is not None and not 1 <= n_components <= n_features:
         error = ValueError("Invalid n_components, must be in [1, %d]"
                            % n_features)
@@ -282,7 +288,7 @@ def validate_triplets(estimator, triplets, reset=True, y=None):
         indices, X = triplets_to_indices(triplets)
     check_scale(estimator, X)
     check_n_features(estimator, X.shape[1], reset)
-    check_n_components(estimator, X.shape[1])
+    check_n_components(estimator.n_components, X.shape[1])
     if reset:
         warn_feature_scales(X)
     return indices, X
@@ -403,7 +409,7 @@ def check_metric_points(estimator, u, v):
     return u, v
 
 
-def check_formed_points(estimator, X):
+def check_formed_points(who, X):
     """Raise metric-learn's error for points that are not a 2-D array.
 
     Without a ``preprocessor``, scikit-learn's ``validate_data`` would say
@@ -419,7 +425,7 @@ def check_formed_points(estimator, X):
             "%s needs dense points, got a sparse matrix: convert it with "
             "X.toarray(), or in a pipeline make the step before dense, e.g. "
             "OneHotEncoder(sparse_output=False) or ColumnTransformer("
-            "sparse_threshold=0)." % type(estimator).__name__)
+            "sparse_threshold=0)." % name_of(who))
     ndim = getattr(X, "ndim", None)
     if ndim is None:
         try:
@@ -427,7 +433,7 @@ def check_formed_points(estimator, X):
         except (TypeError, ValueError):
             return  # ragged nested sequences: validate_data says so
     if ndim != 2:
-        check_input(X, type_of_inputs="classic", estimator=estimator)
+        check_input(X, type_of_inputs="classic", estimator=who)
 
 
 def check_points(estimator, X):
@@ -448,18 +454,13 @@ def validate_supervised(estimator, X, y, reset=True):
     """Check ``(X, y)`` for a supervised learner; set ``n_features_in_``.
 
     Points go through scikit-learn's ``validate_data`` (finite, 2-D, at
-    least two samples, converted to float64) and :func:`check_scale`; with
-    a ``preprocessor``, metric-learn's ``check_input`` first turns indices
-    into points. Labels must be class labels (``type_of_target`` binary or
-    multiclass, not continuous values) of at least two classes, except in
-    the later batches of ``partial_fit`` (no ``reset``: the features must
-    match, and a batch of one class teaches nothing but is no error).
+    least two samples, converted to float64); with a ``preprocessor``,
+    metric-learn's ``check_input`` first turns indices into points. Then
+    :func:`check_labelled`, except that in the later batches of
+    ``partial_fit`` (no ``reset``) the features must match, and a batch of
+    one class teaches nothing but is no error.
     """
-    if y is None:
-        # scikit-learn's words, which its check_requires_y_none looks for.
-        raise ValueError(
-            "This %s estimator requires y to be passed, but the target y is "
-            "None: pass the class labels of X as y." % type(estimator).__name__)
+    check_y_given(y, estimator)
     if estimator.preprocessor_ is None:
         check_formed_points(estimator, X)
         X, y = validate_data(estimator, X, y, dtype=np.float64,
@@ -468,6 +469,36 @@ def validate_supervised(estimator, X, y, reset=True):
         X, y = checked_input(estimator, X, y=y, type_of_inputs="classic",
                              dtype=np.float64, ensure_min_samples=2)
         check_n_features(estimator, X.shape[1], reset)
+    return check_labelled(X, y, estimator, reset, estimator.n_components)
+
+
+def validate_labelled_points(X, y, name):
+    """:func:`validate_supervised` for a function (``scml_path``): the
+    points through scikit-learn's ``check_X_y``, errors naming ``name``."""
+    check_y_given(y, name)
+    check_formed_points(name, X)
+    X, y = check_X_y(X, y, dtype=np.float64, ensure_min_samples=2,
+                     estimator=name)
+    return check_labelled(X, y, name)
+
+
+def check_y_given(y, who):
+    """Refuse ``y=None`` in scikit-learn's words (its
+    ``check_requires_y_none`` looks for them)."""
+    if y is None:
+        raise ValueError(
+            "This %s estimator requires y to be passed, but the target y is "
+            "None: pass the class labels of X as y." % name_of(who))
+
+
+def check_labelled(X, y, who, reset=True, n_components=None):
+    """Check checked points ``X`` and labels ``y``; return them.
+
+    Labels must be class labels (``type_of_target`` binary or multiclass,
+    not continuous values) of at least two classes (where ``reset``), the
+    points pass :func:`check_scale`, and ``n_components``
+    :func:`check_n_components`.
+    """
     check_label_types(y)
     kind = type_of_target(y, input_name="y")
     if kind not in ("binary", "multiclass"):
@@ -475,16 +506,15 @@ def validate_supervised(estimator, X, y, reset=True):
             "Unknown label type %r for y: %s builds its triplets from "
             "classes, so y must hold class labels. Bin a continuous target "
             "first (e.g. with sklearn.preprocessing.KBinsDiscretizer), or give "
-            "SCML triplets directly." % (kind, type(estimator).__name__))
-    check_scale(estimator, X)
-    check_n_components(estimator, X.shape[1])
+            "SCML triplets directly." % (kind, name_of(who)))
+    check_scale(who, X)
+    check_n_components(n_components, X.shape[1])
     if reset:
         warn_feature_scales(X)
     if reset and np.unique(y).shape[0] < 2:
         raise ValueError(
             "y has a single class (%r): %s needs at least two classes to "
-            "build triplet constraints." % (plain(y[0]),
-                                            type(estimator).__name__))
+            "build triplet constraints." % (plain(y[0]), name_of(who)))
     return X, y
 
 

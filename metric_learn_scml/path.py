@@ -21,11 +21,14 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, check_cv
 
 from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, EXACT_GAP_TOL
-from ._base import single_threaded
+from ._base import checked_random_state, single_threaded
+from ._pipelines import path_settings
 from ._selection import (BetaSelection, LabelledPath, beta_grid, best_beta,
                          path_basis, path_scores)
-from ._validation import plain, validate_supervised
-from ._constraints import HasMethods, Interval, IterableOf, validate_value
+from ._validation import plain, validate_labelled_points
+from ._constraints import (HasMethods, Interval, IterableOf,
+                           parameter_constraints, validate_parameters,
+                           validate_value)
 from .scml import SCML_Supervised
 
 # The grid parameters shared by scml_path and SCML_SupervisedCV.
@@ -47,6 +50,12 @@ def check_betas(betas):
         raise ValueError("betas must be a non-empty 1-D array of "
                          "non-negative numbers, got %r." % (betas,))
     return np.sort(grid)[::-1]
+
+
+# scml_path's RDA runs only start its exact phases (its certified optima do
+# not depend on them): SCML_Supervised's default settings.
+PATH_RDA = dict(gamma=1.0, batch_size=32, max_iter=20000, eval_every=250,
+                tol=1e-3, n_iter_no_change=4)
 
 
 def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
@@ -112,13 +121,16 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
         validate_value(name, value, GRID_CONSTRAINTS[name])
     if betas is not None:
         betas = check_betas(betas)
-    model = _PathChecks(basis=basis, n_basis=n_basis, k_genuine=k_genuine,
-                        k_impostor=k_impostor, random_state=random_state)
-    model._start_fit()
-    X, y = validate_supervised(model, X, y)
-    settings = model._path_settings(X.shape[1])
-    path = LabelledPath(X, y, path_basis(settings, X, y, model._rng),
-                        k_genuine, k_impostor, model._rng)
+    constraints = parameter_constraints(SCML_Supervised)
+    given = dict(basis=basis, n_basis=n_basis, k_genuine=k_genuine,
+                 k_impostor=k_impostor)
+    validate_parameters({name: constraints[name] for name in given}, given)
+    rng = checked_random_state(random_state)
+    X, y = validate_labelled_points(X, y, "scml_path")
+    settings = path_settings(basis, n_basis, k_genuine, k_impostor,
+                             X.shape[1], PATH_RDA)
+    path = LabelledPath(X, y, path_basis(settings, X, y, rng), k_genuine,
+                        k_impostor, rng)
     basis = path.basis
     largest = path.beta_max()
     if not largest > 0:
@@ -129,7 +141,7 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
                                   eps))[::-1]
     # The driver a fit runs at one beta, along the grid: RDA at every beta
     # on shared batches, then each exact phase to its end.
-    weights, results = path.solve(betas, settings.rda, "exact", model._rng)
+    weights, results = path.solve(betas, settings.rda, "exact", rng)
     gaps = np.array([result.dual_gap for result in results])
     loose = gaps > EXACT_GAP_TOL * np.maximum(
         [result.objective for result in results], 1e-300)
@@ -141,14 +153,6 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
             "well scaled." % (", ".join("%.3g" % b for b in betas[loose]),
                              EXACT_GAP_TOL), ConvergenceWarning)
     return betas, weights, gaps, basis
-
-
-# The learner whose checks scml_path runs, named for it: every message of
-# those checks (and of scikit-learn's, which name the estimator's class)
-# names the function the user called.
-_PathChecks = type("scml_path", (SCML_Supervised,), {
-    "__module__": __name__,
-    "__doc__": "SCML_Supervised's checks of scml_path's inputs."})
 
 
 def warn_no_order(who):
