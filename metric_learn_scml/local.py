@@ -37,7 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import _SCMLEstimator, warn_not_converged
 from ._pipelines import _FromLabels, _FromTriplets
-from ._docs import LOCAL_ATTRIBUTES, LOCAL_NOTES, LOCAL_PARAMETERS, parameters
+from ._docs import LOCAL_ATTRIBUTES, LOCAL_NOTES, LOCAL_PARAMETERS
 from ._embedding import KernelPCAEmbedding
 from ._local import (forward_backward, local_kkt_residual, local_objective,
                      local_pairwise_distances, local_weights, oriented_pairs)
