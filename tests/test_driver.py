@@ -1,4 +1,5 @@
-"""The driver: a fit is the path at one beta, scml_path the path on a grid."""
+"""The problem builder and the driver: the problem is a value built from
+values; a fit is the path at one beta, scml_path the path on a grid."""
 
 import numpy as np
 import pytest
@@ -7,6 +8,8 @@ from metric_learn_scml._defaults import EXACT_MAX_TRIPLETS
 from metric_learn_scml._driver import (pair_problem, runs_exact_phase,
                                        solve_path)
 from metric_learn_scml._exact import beta_max
+from metric_learn_scml._pipelines import (grouped_by_task, labels_triplets,
+                                          union_basis)
 from metric_learn_scml._problem import HingeProblem
 from metric_learn_scml._triplets import triplets_from_labels
 
@@ -103,3 +106,50 @@ def test_when_the_exact_phase_runs():
     # no bound on the weights keeps the LP well scaled at beta = 0
     assert not runs_exact_phase("auto", 100, 0.0)
     assert not runs_exact_phase("rda", 100, 1e-3)
+
+
+def test_the_triplets_are_built_from_values_alone():
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(40, 3), np.tile([0, 1], 20)
+    members = [np.flatnonzero(np.arange(40) % 4 < 2),
+               np.flatnonzero(np.arange(40) % 4 >= 2)]
+    first = labels_triplets(X, y, members, 2, 3, np.random.RandomState(5))
+    again = labels_triplets(X, y, members, 2, 3, np.random.RandomState(5))
+    for rows, mine, same in zip(members, first, again):
+        np.testing.assert_array_equal(mine, same)
+        # every triplet of a task is among its own points: anchor and
+        # target of one class, the impostor of another
+        assert np.isin(mine, rows).all() and mine.shape[0] > 0
+        assert np.all(y[mine[:, 0]] == y[mine[:, 1]])
+        assert np.all(y[mine[:, 0]] != y[mine[:, 2]])
+
+
+def test_a_task_of_one_class_is_named():
+    X, y = np.random.RandomState(0).randn(12, 2), np.tile([0, 1], 6)
+    members = [np.arange(6), np.flatnonzero(y == 1)]
+    with pytest.raises(ValueError, match="Task 'b' has a single class"):
+        labels_triplets(X, y, members, 1, 1, np.random.RandomState(0),
+                        names=np.array(["a", "b"]))
+    # a later partial_fit batch: no triplet for that task, no error
+    found = labels_triplets(X, y, members, 1, 1, np.random.RandomState(0),
+                            names=np.array(["a", "b"]), partial=True)
+    assert found[0].shape[0] > 0 and found[1].shape[0] == 0
+
+
+def test_triplets_grouped_by_task_keep_their_order():
+    triplets = np.arange(15).reshape(5, 3)
+    grouped, offsets = grouped_by_task(triplets, np.array([1, 0, 1, 0, 2]), 3)
+    np.testing.assert_array_equal(grouped[:, 0], [3, 9, 0, 6, 12])
+    np.testing.assert_array_equal(offsets, [0, 2, 4, 5])
+    alone, offsets = grouped_by_task(triplets, None, None)
+    assert alone is triplets and list(offsets) == [0, 5]
+
+
+def test_the_union_basis_keeps_each_element_once_and_checks_arrays():
+    element = np.array([[1.0, 0.0], [0.0, 1.0]])
+    union = union_basis("lda", 4, 2, lambda task, n: element, n_tasks=2)
+    np.testing.assert_array_equal(np.unique(union, axis=0),
+                                  np.unique(element, axis=0))
+    assert union.shape[0] == 2
+    with pytest.raises(ValueError, match="basis has 3 columns"):
+        union_basis(np.ones((2, 3)), None, 2, None)
