@@ -367,9 +367,9 @@ class _SCMLEstimator(_MetricLearner):
         self.basis_ = np.eye(X.shape[1])
         return np.ones(X.shape[1])
 
-    def _partial_fit(self, problem, *data):
-        """One ``partial_fit`` call: ``problem(*data, partial=...)`` builds
-        the batch's :class:`._pipelines.Problem`.
+    def _partial_fit(self, build, *data, **options):
+        """One ``partial_fit`` call: the method ``build`` (its name) builds
+        the batch's :class:`._pipelines.Problem` from ``data``.
 
         The first call (on an unfitted model) validates the parameters,
         resolves ``beta='auto'`` and draws the basis from its batch, as
@@ -378,35 +378,36 @@ class _SCMLEstimator(_MetricLearner):
         RDA steps from the running state of the calls (and fits) before
         it. Later calls validate the parameters again, and a float
         beta set between calls applies from the next one, as a learning
-        rate does in ``SGDClassifier.partial_fit``. A later call that
-        raises leaves the model as it was.
+        rate does in ``SGDClassifier.partial_fit``. A later call builds
+        its new state on a copy of the model and assigns it once it is
+        done, so one that raises leaves the model as it was.
         """
         first = not hasattr(self, "_rda_state")
         if first:
-            self._start_fit()
+            model = self
+            model._start_fit()
         else:
-            self._check_params()
-            self._start_log()
-            if self._given_beta() is not None:
-                self.beta_ = self._given_beta()
-        # (The attributes' values are replaced, never changed in place.)
-        before = dict(vars(self))
-        try:
-            X, triplets, offsets, basis = problem(*data, partial=not first)
-            if triplets.shape[0] == 0:
-                warnings.warn(
-                    "%s.partial_fit: this batch gives no triplet (a triplet "
-                    "needs two points of a class and one of another, within "
-                    "a task), so the model is unchanged." % type(self).__name__,
-                    UserWarning)
-                return self
-            return self._fit_problem(X, triplets, offsets, basis,
-                                     incremental=True)
-        except Exception:
-            if not first:
-                vars(self).clear()
-                vars(self).update(before)
-            raise
+            # (Shallow: the attributes' values are replaced, never changed
+            # in place.)
+            model = object.__new__(type(self))
+            vars(model).update(vars(self))
+            model._check_params()
+            model._start_log()
+            if model._given_beta() is not None:
+                model.beta_ = model._given_beta()
+        X, triplets, offsets, basis = getattr(model, build)(
+            *data, partial=not first, **options)
+        if triplets.shape[0] == 0:
+            warnings.warn(
+                "%s.partial_fit: this batch gives no triplet (a triplet "
+                "needs two points of a class and one of another, within a "
+                "task), so the model is unchanged." % type(self).__name__,
+                UserWarning)
+        else:
+            model._fit_problem(X, triplets, offsets, basis, incremental=True)
+        if model is not self:
+            vars(self).update(vars(model))
+        return self
 
     # Tasks (the multi-task learners); a single task elsewhere.
 

@@ -11,7 +11,6 @@ encodes the tasks, assigns the choice of beta and keeps what
 ``fit`` (and ``partial_fit``), and :class:`._base._SCMLEstimator` solves.
 """
 
-import functools
 import warnings
 from typing import NamedTuple
 
@@ -450,8 +449,7 @@ class _IncrementalFromTriplets(_FromTriplets):
         -------
         self
         """
-        return self._partial_fit(functools.partial(self._triplet_problem, y=y),
-                                 triplets)
+        return self._partial_fit("_triplet_problem", triplets, y=y)
 
 
 class _IncrementalFromLabels(_FromLabels):
@@ -497,5 +495,4 @@ class _IncrementalFromLabels(_FromLabels):
         -------
         self
         """
-        return self._partial_fit(functools.partial(
-            self._labels_problem, incremental=True), X, y)
+        return self._partial_fit("_labels_problem", X, y, incremental=True)

@@ -24,7 +24,6 @@ small task weighs in the gradient as it does in the objective.
 """
 
 
-import functools
 import warnings
 
 import numpy as np
@@ -376,8 +375,8 @@ default='lda'
         self : MultiTaskSCML_Supervised
         """
         require_tasks(self, tasks, "sample", "SCML_Supervised")
-        return self._partial_fit(functools.partial(
-            self._labels_problem, incremental=True), X, y, tasks)
+        return self._partial_fit("_labels_problem", X, y, tasks,
+                                 incremental=True)
 
 
 class MultiTaskSCML(_BuildsProblems, _BaseMultiTaskSCML,
@@ -496,7 +495,7 @@ default='triplet_diffs'
         self : MultiTaskSCML
         """
         require_tasks(self, tasks, "triplet", "SCML")
-        return self._partial_fit(self._triplet_problem, triplets, tasks)
+        return self._partial_fit("_triplet_problem", triplets, tasks)
 
     def decision_function(self, triplets, tasks):
         """``d_t(a, c) - d_t(a, b)`` for each triplet under its task's metric.

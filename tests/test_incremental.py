@@ -287,6 +287,27 @@ def test_a_batch_at_another_scale_warns_and_a_non_finite_state_is_refused(blobs)
     assert model.get_mahalanobis_matrix().any()
 
 
+def test_a_later_call_that_raises_leaves_every_attribute_as_it_was(blobs):
+    # The call builds its state on a copy: the tasks it met, the memory it
+    # grew and the log it began never reach the model.
+    X, y, _, _ = blobs
+    X, y = X[:400], y[:400]
+    tasks = np.where(X[:, 0] > 0, "right", "left")
+    model = MultiTaskSCML_Supervised(**FAST).partial_fit(
+        X[:200][tasks[:200] == "left"], y[:200][tasks[:200] == "left"],
+        tasks[:200][tasks[:200] == "left"])
+    before = dict(vars(model))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="no longer finite"):
+            model.partial_fit(X[200:] * 1e20, y[200:], tasks[200:])
+    assert vars(model).keys() == before.keys()
+    changed = [name for name, value in vars(model).items()
+               if value is not before[name]]
+    assert not changed, changed
+    assert model.tasks_.tolist() == ["left"]
+
+
 def test_the_memory_is_a_bounded_uniform_sample():
     # 60 points offered in batches of 7, 13 and 40 to a memory of 10: each
     # is kept with probability 1/6, so over 3,000 runs its count is
