@@ -27,8 +27,8 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from . import (basis_size, breadth, budget, compare, global_table, local, memory, multitask,
-               pairs, report, scale, shipped)
+from . import (basis_size, breadth, budget, compare, fingerprint, global_table, local, memory,
+               multitask, pairs, report, scale, shipped)
 from .data import DEFAULT_PREPROCESSING, PREPROCESSINGS, SHIPPED
 from .protocol import UnknownNameError
 from .results import (RESULTS_DIR, SUMMARY_COLUMNS, keep_summaries, merge_records,
@@ -285,6 +285,11 @@ def run_budget(args, progress):
     save(args, "budget", rows, budget.COLUMNS, start)
 
 
+def run_fingerprint(args, progress):
+    rows = fingerprint.run(progress=lambda line: print(line, file=sys.stderr, flush=True))
+    show("fingerprint", fingerprint.table(rows).splitlines())
+
+
 def run_compare(args, progress):
     """The user's own data: the table on stdout, the records and the plot in ``--out``."""
     names = args.learners or list(compare.DEFAULT_LEARNERS)
@@ -418,6 +423,8 @@ TABLES = {
                          "pairs (generated, digits)"),
     "compare": (run_compare, "ours against metric-learn's learners on your own .csv / .npz "
                              "(--data FILE)"),
+    "fingerprint": (run_fingerprint, "a hash of 16 fits' weights on wine: compare two commits "
+                                     "on one machine (behaviour-neutral changes)"),
     "memory": (run_memory, "peak memory of our fits on Letters (run after a full global)"),
     "basis-size": (run_basis_size, "error and active elements against n_basis on Segment"),
     "report": (run_report, "rebuild the results page from --out's CSV files, and check them"),

@@ -786,3 +786,15 @@ def test_small_tasks_table_gives_each_cut_and_method_against_euclidean():
     euclidean = next(line for line in table.splitlines()
                      if "(stratified) | Euclidean" in line)
     assert "| - |" in euclidean
+
+
+def test_fingerprint_rows_are_labelled_and_hashes_tell_arrays_apart():
+    from benchmarks import fingerprint
+
+    names = [name for name, _ in fingerprint.fits()]
+    assert len(names) == len(set(names)) == 16
+    one = fingerprint.digest(np.eye(2), [0.5])
+    assert one == fingerprint.digest(np.eye(2), [0.5]) and len(one) == 12
+    assert one != fingerprint.digest(np.eye(2), [0.5 + 1e-12])
+    text = fingerprint.table([{"fit": "SCML()", "hash": one, "active": 3}])
+    assert "| SCML() | %s | 3 |" % one in text and "active elements" in text
