@@ -103,16 +103,9 @@ import numpy as np
 from ._defaults import ON_BOUND
 from ._lp import OutOfBudget, working_set_lp
 from ._newton import refine
-from ._problem import HingeProblem, triplet_scale
+from ._problem import HingeProblem, penalty_for, triplet_scale
 from ._solvers import SolverResult, active_columns, report
 
-
-# With several tasks the exact phase stops at this duality gap, relative
-# to the objective: its atoms approach the group norm's cones only in the
-# limit (one task ends finitely, at the LP's optimum). Every Vowel problem
-# of the multi-task benchmark reached it, within 1.5 s median.
-# Evidence: the _newton module notes.
-GROUP_GAP_TOL = 1e-6
 
 # Triplets whose margin 1 + g.w is within MARGIN_BAND of 0 at the start are
 # the LP's rows (the others are folded in or left out, and checked after
@@ -190,7 +183,7 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
     out_of_budget : bool
         Whether ``budget`` ended the loop.
     """
-    upper = problem.upper
+    upper, penalty = problem.upper, penalty_for(problem.n_tasks)
     lp = working_set_lp(problem) if lp is None else lp
     weights = np.atleast_2d(np.asarray(start, dtype=float))
     margins = problem.margins(weights)
@@ -244,7 +237,7 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
         # A folded row now inside the margin, or a left-out one now past
         # it, was taken at the wrong alpha: it becomes explicit.
         wrong = np.where(folded, margins < 0, ~explicit & (margins > 0))
-        if problem.n_tasks > 1 and not wrong.any():
+        if penalty.refines and not wrong.any():
             refined = refine(problem, beta, weights, alpha, tol)
             if refined is not None:
                 if refined[1].sum() > dual.sum():
@@ -307,7 +300,7 @@ def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
     :func:`exact_weights` from RDA's weights, in the rescaled units of
     :func:`~metric_learn_scml._problem.triplet_scale`, at one task to the
     end of its loop, at several to a relative duality gap of
-    ``GROUP_GAP_TOL``.
+    ``gap_tol`` of its penalty (:func:`._problem.penalty_for`).
 
     Parameters
     ----------
@@ -355,7 +348,7 @@ def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
     try:
         weights, n_rounds, gap, _, out_of_budget = exact_weights(
             problem, beta / scale, weights,
-            tol=0.0 if n_tasks == 1 else GROUP_GAP_TOL, lp=lp,
+            tol=penalty_for(n_tasks).gap_tol, lp=lp,
             report_round=report_round, budget=budget)
     except RuntimeError as error:
         gap = problem.duality_gap(weights, beta / scale)[0]

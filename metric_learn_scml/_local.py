@@ -13,8 +13,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ._arrays import chunk_rows, far_mean
-from ._problem import SquaredDifferences, triplet_scale
-from ._solvers import Monitor, capped_batch_size, group_soft_threshold
+from ._problem import SquaredDifferences, group_soft_threshold, triplet_scale
+from ._solvers import Monitor, capped_batch_size
 
 
 def local_weights(embedding, coef):

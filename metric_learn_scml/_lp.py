@@ -56,9 +56,9 @@ class Atoms:
         """The rows of triplets ``ids`` on the ``atoms``: :math:`d_t g_{ck}`."""
         columns, directions = self.columns[atoms], self.directions[:, atoms]
         distinct, where = np.unique(columns, return_inverse=True)
+        # (At one task every direction is 1.)
         block = problem.rows(ids, distinct)[:, where]
-        if problem.n_tasks > 1:
-            block *= directions[problem.tasks[ids]]
+        block *= directions[problem.tasks[ids]]
         return block
 
     def aggregate(self, gradient):

@@ -19,8 +19,9 @@ whose closed form, column by column, with
     W_{:,k} = \frac{\sqrt{t}}{\gamma}
               \max\!\Big(0, 1 - \frac{\beta}{\|u_k\|_2}\Big) u_k
 
-(:func:`group_soft_threshold`; for :math:`T = 1` it is
-:math:`w = \max(0, -(\sqrt{t}/\gamma)(\bar g_t + \beta))`).
+(the penalty's proximal operator, :func:`._problem.penalty_for`; for
+:math:`T = 1` it is :math:`w = \max(0, -(\sqrt{t}/\gamma)(\bar g_t +
+\beta))`).
 """
 
 import time
@@ -31,7 +32,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 
 from ._arrays import chunk_rows
-from ._problem import HingeProblem, triplet_scale
+from ._problem import HingeProblem, penalty_for, triplet_scale
 
 
 # Above OBJECTIVE_SAMPLE_ABOVE triplets (about 33,000 points at 30 triplets
@@ -42,43 +43,6 @@ from ._problem import HingeProblem, triplet_scale
 # Evidence: NOTES.md, "Scale (issue 14)".
 OBJECTIVE_SAMPLE_ABOVE = 1_000_000
 OBJECTIVE_SAMPLE = 200_000
-
-def group_soft_threshold(values, threshold, nonnegative=False):
-    r"""Proximal operator of the column-wise group norm, optionally on W >= 0.
-
-    Returns the minimiser of
-
-    .. math:: \tfrac12 \|W - V\|_F^2 + \tau \sum_k \|W_{:,k}\|_2
-              \quad (\text{subject to } W \ge 0 \text{ if nonnegative}),
-
-    that is :math:`W_{:,k} = \max(0, 1 - \tau / \|u_k\|_2)\, u_k` with
-    :math:`u_k = V_{:,k}` or, under the constraint,
-    :math:`u_k = \max(0, V_{:,k})` (clipping first is exact: the problem is
-    separable into the coordinates the constraint zeroes and the rest).
-
-    Parameters
-    ----------
-    values : ndarray of shape (n_rows, ...)
-        The point :math:`V`; the groups run along the first axis (each
-        column is a group).
-    threshold : float
-        :math:`\tau \ge 0`.
-    nonnegative : bool, default=False
-
-    Returns
-    -------
-    ndarray of the shape of ``values``
-    """
-    shrunk = np.maximum(values, 0.0) if nonnegative else np.asarray(values)
-    # A group of one entry has the absolute value as its norm.
-    norms = (np.abs(shrunk[0]) if shrunk.shape[0] == 1
-             else np.sqrt(np.einsum("t...,t...->...", shrunk, shrunk)))
-    # max(0, 1 - tau / norm), written so that a zero group needs no
-    # division by zero (the solvers call this at every step).
-    scale = np.maximum(norms - threshold, 0.0) / np.maximum(
-        norms, np.finfo(float).tiny)
-    return shrunk * scale
-
 
 @dataclass
 class SolverResult:
@@ -289,13 +253,7 @@ def rda_iterate(total, threshold, step, t):
     against ``total[0]``.
     """
     factor = 1.0 / (step * np.sqrt(t))
-    if total.shape[0] > 1:
-        return group_soft_threshold(-total, threshold, nonnegative=True) * factor
-    weights = np.add(total, threshold)
-    np.negative(weights, out=weights)
-    np.maximum(weights, 0.0, out=weights)
-    weights *= factor
-    return weights
+    return penalty_for(total.shape[0]).prox(-total, threshold) * factor
 
 
 def rda_state_for(state, weights, beta, gamma):

@@ -3,10 +3,11 @@ import pytest
 from scipy.optimize import minimize
 
 from metric_learn_scml._local import forward_backward
-from metric_learn_scml._problem import HingeProblem, SquaredDifferences
-from metric_learn_scml._solvers import (components_from_weights,
-                                        group_soft_threshold, rda)
-from metric_learn_scml._problem import pair_index
+from metric_learn_scml._problem import (HingeProblem, NonNegativeGroupL21,
+                                        NonNegativeL1, SquaredDifferences,
+                                        group_soft_threshold, pair_index,
+                                        penalty_for)
+from metric_learn_scml._solvers import components_from_weights, rda
 from metric_learn_scml._triplets import triplets_from_labels
 
 
@@ -347,3 +348,27 @@ def test_a_batch_covering_the_triplets_is_one_exact_pass_per_step():
     np.testing.assert_allclose(one.state.mean_gradient[0], mean_gradient,
                                rtol=1e-6, atol=1e-12)
     assert runs[0].objective < one.objective
+
+
+def test_each_penalty_is_its_own_proximal_minimiser():
+    # prox(v, tau) minimises 1/2 ||w - v||^2 + tau * penalty(w) on w >= 0:
+    # no point of a grid around it does better (a sign error in the
+    # threshold, v + tau, fails at once).
+    rng = np.random.RandomState(0)
+    for n_tasks, kind in ((1, NonNegativeL1), (3, NonNegativeGroupL21)):
+        penalty = penalty_for(n_tasks)
+        assert isinstance(penalty, kind)
+        values, tau = rng.randn(n_tasks, 6), 0.4
+        best = penalty.prox(values, tau)
+        assert np.all(best >= 0)
+
+        def cost(w):
+            return (0.5 * np.sum((w - values) ** 2)
+                    + tau * HingeProblem.penalty(w))
+        for _ in range(200):
+            other = np.maximum(best + 0.05 * rng.randn(*best.shape), 0.0)
+            assert cost(best) <= cost(other) + 1e-12
+    # at one task the group norm is the l1 norm: the same operator
+    values = rng.randn(1, 50)
+    np.testing.assert_allclose(NonNegativeL1.prox(values, 0.3),
+                               NonNegativeGroupL21.prox(values, 0.3))
