@@ -150,16 +150,16 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
                 "Scale every batch alike (for instance with a StandardScaler "
                 "fitted on the first)." % name)
     results, previous = [], None
-    objective = HingeProblem(differences, triplet_pairs, task_offsets)
     for beta, run, work in zip(betas * square, runs, works):
         if not runs_exact_phase(solver, triplet_pairs.shape[0], beta):
             results.append(run)
             continue
         start = run
-        if previous is not None and (
-                objective.objective(previous, beta)
-                < objective.objective(run.weights, beta)):
-            start = replace(run, weights=previous)
+        if previous is not None:
+            objective = HingeProblem(differences, triplet_pairs,
+                                     task_offsets).objective
+            if objective(previous, beta) < objective(run.weights, beta):
+                start = replace(run, weights=previous)
         with log.stage("exact phase") as facts:
             budget = (max(EXACT_WORK_RATIO * work, EXACT_MIN_WORK)
                       if solver == "auto" else None)

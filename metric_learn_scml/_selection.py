@@ -36,10 +36,9 @@ from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         VALIDATION_FRACTION)
 from ._arrays import centred
 from ._basis import labels_basis
-from ._driver import PairProblem, solve_path
+from ._driver import pair_problem, solve_path
 from ._exact import beta_max
-from ._problem import (HingeProblem, pair_index, scaled_differences,
-                       triplet_scale)
+from ._problem import HingeProblem, triplet_scale
 from ._solvers import components_from_weights
 from ._triplets import triplets_from_labels
 
@@ -86,12 +85,10 @@ class LabelledPath:
                                         random_state=random_state)
         if callable(basis):
             basis = basis(triplets)
-        pairs, self.triplet_pairs = pair_index(triplets)
-        differences, unit = scaled_differences(X, basis, pairs)
-        scale = triplet_scale(differences, self.triplet_pairs, random_state)
-        self.problem = PairProblem(differences, self.triplet_pairs,
-                                   np.array([0, self.triplet_pairs.shape[0]]),
-                                   unit, scale)
+        problem = pair_problem(X, basis, triplets, [0, triplets.shape[0]])
+        self.triplet_pairs = problem.triplet_pairs
+        self.problem = problem._replace(scale=triplet_scale(
+            problem.differences, problem.triplet_pairs, random_state))
         self.basis = basis
 
     def beta_max(self):
