@@ -16,7 +16,7 @@ from pathlib import Path
 
 import metric_learn_scml
 from metric_learn_scml import _defaults
-from metric_learn_scml._docs import fill
+from metric_learn_scml._defaults import fill
 
 # The defaults' user-facing numbers, read from their registry: a page writes
 # |MAX_ANCHORS| where it means that constant, so no number is typed twice.

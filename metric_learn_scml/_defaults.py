@@ -5,11 +5,13 @@ A constant lives beside the code that uses it, with why it is what it is
 ``benchmarks/results/NOTES.md``, a docs page or a commit; "speed only",
 "memory only" or "numerical" where no value changes a result beyond
 rounding). Only those that two modules use, or that the docs read
-(``docs/conf.py``'s substitutions and ``_docs.fill``, so that no number is
-typed twice), are here, each with the run of constants it shares its
+(``docs/conf.py``'s substitutions and the estimators' docstrings, through
+:func:`fill`, so that no number is typed twice), are here, each with the run of constants it shares its
 reason with; ``tests/test_layout.py`` checks both. A constant that a
 measurement shows to buy nothing is deleted, not moved.
 """
+
+import re
 
 
 # --- Choosing beta (beta='auto'; _selection) ---------------------------------
@@ -142,3 +144,23 @@ DEFAULT_MEMORY = MAX_ANCHORS
 # on-the-fly distances): blocks that stay in cache, so temporaries stay
 # small whatever the basis size.
 CHUNK_BYTES = 1 << 20
+
+
+def fill(text):
+    """``text`` with each ``{{NAME}}`` (``{{NAME:d}}``: as a plain integer)
+    replaced by that constant of this module, written as the docs write
+    numbers (``100,000``, ``1e-3``); None (docstrings under ``python -OO``)
+    stays None."""
+    def value(match):
+        number = globals()[match.group(1)]
+        if match.group(2) == ":d" or isinstance(number, bool):
+            return str(number)
+        if isinstance(number, int):
+            return "{:,}".format(number)
+        if number != 0 and abs(number) < 0.01:
+            mantissa, exponent = ("%.0e" % number).split("e")
+            return "%se%d" % (mantissa, int(exponent))
+        return "%g" % number
+    if text is None:
+        return None
+    return re.sub(r"\{\{([A-Z_0-9]+)(:d)?\}\}", value, text)

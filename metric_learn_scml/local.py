@@ -37,7 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import _SCMLEstimator, warn_not_converged
 from ._pipelines import _FromLabels, _FromTriplets
-from ._docs import LOCAL_ATTRIBUTES, LOCAL_NOTES, LOCAL_PARAMETERS
+from ._defaults import fill
 from ._embedding import KernelPCAEmbedding
 from ._local import (forward_backward, local_kkt_residual, local_objective,
                      local_pairwise_distances, local_weights, oriented_pairs)
@@ -386,7 +386,7 @@ class _LocalModel(_SCMLEstimator):
             type(self).__name__, name))
 
 class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
-    __doc__ = r"""SCML-Local from triplets: a metric that varies over the space.
+    r"""SCML-Local from triplets: a metric that varies over the space.
 
     Learns :math:`T(x) = \sum_k (a_k^T z_x + c_k)^2 b_k b_k^T` so that for
     each triplet ``(a, b, c)``, ``b`` is closer to ``a`` than ``c`` is
@@ -406,13 +406,101 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
     basis : {'triplet_diffs'} or array-like of shape (n_basis, n_features), default='triplet_diffs'
         As in :class:`SCML`.
     n_basis : int, default=None
-        As in :class:`SCML`.""" + LOCAL_PARAMETERS + r"""
+        As in :class:`SCML`.
+    embedding_dim : int, default=40
+        Dimension :math:`D'` of the kernel PCA embedding :math:`z_x` (the
+        paper uses 40, and 100 for its larger datasets). At most
+        ``n_samples - 1`` components exist, so fewer are used on small data
+        (``embedding_dim_``).
+    learning_rate : float, default=0.3
+        Step of forward-backward splitting, in units where the triplet
+        vectors :math:`g` are of order one (the step on :math:`[A; c]` is
+        ``learning_rate`` divided by their mean absolute entry).
+    embedding_method : {'auto', 'exact', 'nystroem'}, default='auto'
+        The kernel PCA of :math:`z_x`: ``'exact'`` on the
+        ``n_samples x n_samples`` kernel; ``'nystroem'`` through a Nyström
+        approximation on ``n_landmarks`` points (scikit-learn's
+        ``Nystroem``, then PCA), whose memory grows as ``n_samples``;
+        ``'auto'`` is exact below {{NYSTROEM_MIN_SAMPLES}} points. Beyond the paper.
+    n_landmarks : int, default=1000
+        Landmark points of the Nyström approximation.
     gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, verbose, preprocessor, random_state
         As in :class:`SCML`; ``max_iter`` to ``n_iter_no_change`` apply to
         both stages, ``solver`` to the global stage.
 
     Attributes
-    ----------""" + LOCAL_ATTRIBUTES + "\n" + LOCAL_NOTES + r"""
+    ----------
+    coef_ : ndarray of shape (embedding_dim\_, n_basis)
+        :math:`A`.
+    intercept_ : ndarray of shape (n_basis,)
+        :math:`c`; with ``coef_ = 0`` the model is SCML-Global.
+    global_weights_ : ndarray of shape (n_basis,)
+        The SCML-Global solution :math:`w^*` the local stage starts from.
+    basis_ : ndarray of shape (n_basis, n_features)
+        Unit-norm basis rows :math:`b_k`.
+    embedding_ : KernelPCAEmbedding
+        The fitted kernel PCA.
+    embedding_dim_ : int
+        Components actually used.
+    n_active_basis_ : int
+        Elements whose column :math:`(a_k, c_k)` is non-zero.
+    objective_ : float
+        Local objective of the returned parameters.
+    start_objective_ : float
+        Local objective at the start :math:`A = 0, c = \sqrt{w^*}`
+        (never below ``objective_``).
+    global_objective_ : float
+        SCML-Global objective of :math:`w^*`.
+    objective_history_ : ndarray of shape (n_evaluations, 3)
+        ``(iteration, held-out triplet error, n_active)`` of the local
+        stage: the fraction of the triplets anchored at a held-out fifth
+        of the points that its metric orders wrongly. The stage steps on
+        the other triplets, keeps its best iterate there (the start
+        included, so it never ends worse than its start on them) and
+        stops when it has not improved for ``n_iter_no_change``
+        evaluations (early stopping; beyond the paper). Where fewer than
+        two anchors leave nothing to hold out, or the start is the
+        Euclidean metric kept by the held-out points, ``(iteration,
+        objective, n_active)`` over all triplets.
+    n_iter_, global_n_iter_ : int
+        Iterations of the local and global stages.
+    beta_, global_beta_ : float
+        The betas of the local and global stages (as given, or chosen).
+    dual_gap_ : float
+        Duality gap of the global stage's weights where its exact phase
+        ran; else NaN.
+    kkt_residual_ : float
+        How far the local parameters are from a stationary point of the
+        local objective: the largest violation, over the non-zero columns
+        :math:`(a_k, c_k)`, of their first-order condition
+        :math:`\nabla_k f + \beta (a_k, c_k) / \|(a_k, c_k)\| = 0`
+        (:func:`metric_learn_scml._local.local_kkt_residual`), in the
+        units of ``beta``. The problem is not convex, so this certifies a
+        stationary point, not the optimum (the global models' counterpart
+        is ``dual_gap_``). The stochastic solver stops on held-out
+        triplets, not on this value. Beyond the paper.
+    fit_stages_ : list of dict
+        The stages of the last fit, each with ``stage``, ``seconds`` and
+        what it found, as ``verbose`` prints them.
+    n_features_in_ : int
+
+    Notes
+    -----
+    The solver takes mini-batch steps with a prox at every step and stops
+    on triplets of held-out points (``objective_history_``), instead of the paper's 200,001 single-triplet steps
+    of 0.7 with a prox every 5,000 (see
+    :func:`metric_learn_scml._local.forward_backward`). An element whose
+    global weight is zero starts with a zero column, where the gradient of
+    the loss vanishes, so the local model uses a subset of the elements of
+    the global one. :class:`LocalSCML` uses one ``beta`` for both stages
+    by default, as the authors' code does; :class:`LocalSCML_Supervised`
+    chooses the global stage's from the data (``global_beta``). Kernel
+    PCA stores the ``n_samples x n_features`` training points and needs
+    an ``n_samples x n_samples`` kernel at fit time (over 600 points
+    that hold at most 600 distinct ones: those, and a kernel between
+    them). There is no ``n_components``: the metric changes from point to
+    point, so no single linear map of fewer dimensions preserves it (the
+    global learners' ``n_components`` truncates their one metric).
 
     See Also
     --------
@@ -441,6 +529,7 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
     >>> bool(model.score(X[idx]) >= 0.8)
     True
     """
+    __doc__ = fill(__doc__)
 
     def __init__(self, beta=1e-5, global_beta=None, basis="triplet_diffs",
                  n_basis=None,
@@ -470,7 +559,7 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
 
 
 class LocalSCML_Supervised(_FromLabels, _LocalModel):
-    __doc__ = r"""SCML-Local from class labels: a metric that varies over the space.
+    r"""SCML-Local from class labels: a metric that varies over the space.
 
     Builds triplets and the local discriminative basis from the labels as
     :class:`SCML_Supervised` does, fits SCML-Global, then learns
@@ -516,14 +605,84 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     basis : {'lda', 'triplet_diffs'} or array-like of shape (n_basis, n_features), default='lda'
         As in :class:`SCML_Supervised`.
     n_basis : int, default=None
-        As in :class:`SCML_Supervised`.""" + LOCAL_PARAMETERS + r"""
+        As in :class:`SCML_Supervised`.
+    embedding_dim : int, default=40
+        Dimension :math:`D'` of the kernel PCA embedding :math:`z_x` (the
+        paper uses 40, and 100 for its larger datasets). At most
+        ``n_samples - 1`` components exist, so fewer are used on small data
+        (``embedding_dim_``).
+    learning_rate : float, default=0.3
+        Step of forward-backward splitting, in units where the triplet
+        vectors :math:`g` are of order one (the step on :math:`[A; c]` is
+        ``learning_rate`` divided by their mean absolute entry).
+    embedding_method : {'auto', 'exact', 'nystroem'}, default='auto'
+        The kernel PCA of :math:`z_x`: ``'exact'`` on the
+        ``n_samples x n_samples`` kernel; ``'nystroem'`` through a Nyström
+        approximation on ``n_landmarks`` points (scikit-learn's
+        ``Nystroem``, then PCA), whose memory grows as ``n_samples``;
+        ``'auto'`` is exact below {{NYSTROEM_MIN_SAMPLES}} points. Beyond the paper.
+    n_landmarks : int, default=1000
+        Landmark points of the Nyström approximation.
     gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, verbose, preprocessor, random_state
         As in :class:`SCML_Supervised`; ``max_iter`` to
         ``n_iter_no_change`` apply to both stages, ``solver`` to the global
         stage.
 
     Attributes
-    ----------""" + LOCAL_ATTRIBUTES + r"""
+    ----------
+    coef_ : ndarray of shape (embedding_dim\_, n_basis)
+        :math:`A`.
+    intercept_ : ndarray of shape (n_basis,)
+        :math:`c`; with ``coef_ = 0`` the model is SCML-Global.
+    global_weights_ : ndarray of shape (n_basis,)
+        The SCML-Global solution :math:`w^*` the local stage starts from.
+    basis_ : ndarray of shape (n_basis, n_features)
+        Unit-norm basis rows :math:`b_k`.
+    embedding_ : KernelPCAEmbedding
+        The fitted kernel PCA.
+    embedding_dim_ : int
+        Components actually used.
+    n_active_basis_ : int
+        Elements whose column :math:`(a_k, c_k)` is non-zero.
+    objective_ : float
+        Local objective of the returned parameters.
+    start_objective_ : float
+        Local objective at the start :math:`A = 0, c = \sqrt{w^*}`
+        (never below ``objective_``).
+    global_objective_ : float
+        SCML-Global objective of :math:`w^*`.
+    objective_history_ : ndarray of shape (n_evaluations, 3)
+        ``(iteration, held-out triplet error, n_active)`` of the local
+        stage: the fraction of the triplets anchored at a held-out fifth
+        of the points that its metric orders wrongly. The stage steps on
+        the other triplets, keeps its best iterate there (the start
+        included, so it never ends worse than its start on them) and
+        stops when it has not improved for ``n_iter_no_change``
+        evaluations (early stopping; beyond the paper). Where fewer than
+        two anchors leave nothing to hold out, or the start is the
+        Euclidean metric kept by the held-out points, ``(iteration,
+        objective, n_active)`` over all triplets.
+    n_iter_, global_n_iter_ : int
+        Iterations of the local and global stages.
+    beta_, global_beta_ : float
+        The betas of the local and global stages (as given, or chosen).
+    dual_gap_ : float
+        Duality gap of the global stage's weights where its exact phase
+        ran; else NaN.
+    kkt_residual_ : float
+        How far the local parameters are from a stationary point of the
+        local objective: the largest violation, over the non-zero columns
+        :math:`(a_k, c_k)`, of their first-order condition
+        :math:`\nabla_k f + \beta (a_k, c_k) / \|(a_k, c_k)\| = 0`
+        (:func:`metric_learn_scml._local.local_kkt_residual`), in the
+        units of ``beta``. The problem is not convex, so this certifies a
+        stationary point, not the optimum (the global models' counterpart
+        is ``dual_gap_``). The stochastic solver stops on held-out
+        triplets, not on this value. Beyond the paper.
+    fit_stages_ : list of dict
+        The stages of the last fit, each with ``stage``, ``seconds`` and
+        what it found, as ``verbose`` prints them.
+    n_features_in_ : int
     beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
         When the global stage's beta is chosen: the values tried and their
         held-out 3-NN and triplet errors (empty where too few points per
@@ -532,7 +691,24 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         Whether the global stage is the Euclidean metric (see
         ``global_beta``): then ``basis_`` is the coordinate axes and
         ``global_weights_`` is all ones.
-""" + LOCAL_NOTES + r"""
+
+    Notes
+    -----
+    The solver takes mini-batch steps with a prox at every step and stops
+    on triplets of held-out points (``objective_history_``), instead of the paper's 200,001 single-triplet steps
+    of 0.7 with a prox every 5,000 (see
+    :func:`metric_learn_scml._local.forward_backward`). An element whose
+    global weight is zero starts with a zero column, where the gradient of
+    the loss vanishes, so the local model uses a subset of the elements of
+    the global one. :class:`LocalSCML` uses one ``beta`` for both stages
+    by default, as the authors' code does; :class:`LocalSCML_Supervised`
+    chooses the global stage's from the data (``global_beta``). Kernel
+    PCA stores the ``n_samples x n_features`` training points and needs
+    an ``n_samples x n_samples`` kernel at fit time (over 600 points
+    that hold at most 600 distinct ones: those, and a kernel between
+    them). There is no ``n_components``: the metric changes from point to
+    point, so no single linear map of fewer dimensions preserves it (the
+    global learners' ``n_components`` truncates their one metric).
 
     See Also
     --------
@@ -558,6 +734,7 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     >>> bool(model.objective_ <= model.start_objective_)
     True
     """
+    __doc__ = fill(__doc__)
 
     _parameter_constraints = {
         "beta": [Options("auto"), Interval("float", low=0)],

@@ -20,8 +20,7 @@ from ._defaults import DEFAULT_MEMORY
 from ._base import _LinearMetric, _SCMLEstimator
 from ._pairs import _PairsAndTriplets
 from ._pipelines import _IncrementalFromLabels
-from ._docs import (AUTO_BETA_ATTRIBUTES, COMMON, LINEAR_ATTRIBUTES, SOLVER,
-                    attributes, fill, parameters)
+from ._defaults import fill
 from ._constraints import Interval, Options
 
 
@@ -31,7 +30,7 @@ class _GlobalSCML(ClassNamePrefixFeaturesOutMixin, _LinearMetric,
 
 
 class SCML(_PairsAndTriplets, _GlobalSCML, _TripletsClassifierMixin):
-    __doc__ = r"""Sparse Compositional Metric Learning from triplets (SCML-Global).
+    r"""Sparse Compositional Metric Learning from triplets (SCML-Global).
 
     Learns :math:`M = \sum_k w_k b_k b_k^T` with sparse :math:`w \ge 0` so
     that for each triplet ``(a, b, c)`` the point ``b`` is closer to ``a``
@@ -51,6 +50,12 @@ class SCML(_PairsAndTriplets, _GlobalSCML, _TripletsClassifierMixin):
 
     Parameters
     ----------
+    beta : float, default=1e-5
+        Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
+        Larger values keep fewer basis elements. The hinge loss has a unit
+        margin, so the useful range depends on the scale of the data: the
+        default suits standardised features, and data scaled by ``s`` give
+        the same metric with ``beta * s**2``.
     basis : {'triplet_diffs'} or array-like of shape (n_basis, n_features), default='triplet_diffs'
         ``'triplet_diffs'`` builds locally discriminative elements from the
         triplets themselves: the anchors are divided into regions by
@@ -58,10 +63,115 @@ class SCML(_PairsAndTriplets, _GlobalSCML, _TripletsClassifierMixin):
         anchor-impostor differences relative to anchor-target differences
         are kept (a local Fisher analysis in which triplets play the role of
         labels). An array is used as given, its rows scaled to unit norm.
-    """ + parameters("beta", *COMMON, *SOLVER, "n_components") + """
+    n_basis : int, default=None
+        Number of basis elements to generate (ignored for an array
+        ``basis``). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
+        paper's sizes. Fewer are produced when the data cannot give that
+        many distinct regions or regions repeat an element (each element
+        is kept once).
+    gamma : float, default=1.0
+        RDA step parameter :math:`\gamma` (> 0): the iterate is
+        :math:`w_{t+1} = \max(0, -(\sqrt{t}/\gamma)(\bar g_t + \beta))`,
+        taken in units where the triplet vectors :math:`g` have mean
+        absolute entry one, so the default suits data of any scale. Larger
+        is slower and steadier; much smaller overshoots and gives noisy,
+        less sparse iterates. (The paper's 5e-3 was in the units of its
+        unit-norm data, about 1 to 10 in these.)
+    max_iter : int, default=20000
+        Maximum number of stochastic iterations.
+    output_iter : int, default=250
+        Iterations between two evaluations of the full objective (for the
+        stopping rule, the best iterate and the ``verbose`` table).
+    batch_size : int, default=32
+        Triplets per iteration. A batch of every triplet or more is one
+        pass over all of them per iteration (full-batch dual averaging,
+        with no draws).
+    tol : float, default=1e-3
+        Improvement of the best objective below which an evaluation counts
+        as no progress (absolute: the objective is 1 at ``w = 0``).
+    n_iter_no_change : int, default=4
+        Evaluations in a row without progress that stop the solver.
+    solver : {'auto', 'exact', 'rda'}, default='auto'
+        ``'rda'`` is the paper's regularized dual averaging. ``'exact'``
+        then takes its result to the exact optimum of the same problem (a
+        linear program, solved on a working set of triplets and elements
+        and certified by the duality gap ``dual_gap_``; beyond the paper).
+        ``'auto'`` runs the exact phase up to {{EXACT_MAX_TRIPLETS}} triplets (a thirtieth as
+        many points at 3 x 10 triplets per point), at a given beta or one chosen
+        by ``beta='auto'``, within a budget of {{EXACT_WORK_RATIO}} times RDA's work
+        (in entries of triplets x elements: about its time, the same on any
+        machine and under any load): out of budget, it keeps its best point
+        (RDA's, or a better round's) and reports the duality gap in
+        ``dual_gap_`` and ``fit_stages_``. It is ``'rda'`` beyond that size and
+        at ``beta=0`` (no bound on the weights then keeps the linear program
+        well scaled). ``'exact'`` has no budget: the certified optimum,
+        whatever it costs. A duality gap above ``{{EXACT_GAP_TOL}}`` times the
+        objective after the phase has ended is not a certificate: the fit then
+        warns (``ConvergenceWarning``).
+    verbose : bool, default=False
+        Print what the fit does, stage by stage, with each stage's time:
+        the choice of beta (each held-out cut, the values tried, their
+        held-out errors and the chosen one), the triplets, the basis, the
+        solvers' progress tables (iteration, objective, active elements,
+        time), the exact phase and its duality gap, and a fallback to the
+        Euclidean metric with its reason. ``fit_stages_`` keeps the same
+        record.
+    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
+        Turns indices into points, as in metric-learn.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the regions of the basis and the sampling of triplets.
+    n_components : int, default=None
+        Width of the embedding ``transform`` gives. ``None`` keeps the
+        learned metric whole: one row of ``components_`` per active element
+        when fewer than ``n_features`` are active (so the width depends on
+        the data, as in metric-learn's SCML), ``n_features`` otherwise. An
+        int ``k`` (at most ``n_features``) keeps the top ``k``
+        eigen-directions of :math:`M`, each scaled by the square root of
+        its eigenvalue, as scikit-learn's ``NeighborhoodComponentsAnalysis``
+        and metric-learn's ``components_from_metric``: ``transform`` then
+        has exactly ``k`` columns, the last ones zero where :math:`M` has
+        rank below ``k``, and ``get_mahalanobis_matrix()`` is
+        :math:`L^T L`, the rank-``k`` truncation of :math:`M`, which every
+        distance then uses. The weights, ``beta`` and the Euclidean
+        fallback are those of the whole metric (the fallback, with equal
+        eigenvalues, keeps ``k`` coordinate axes). Beyond the paper.
 
     Attributes
-    ----------""" + attributes(*LINEAR_ATTRIBUTES) + """
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        Linear map :math:`L` with :math:`M = L^T L`: with
+        ``n_components=None``, the rows :math:`\sqrt{w_k} b_k` of the
+        active elements when there are fewer than ``n_features`` of them,
+        otherwise the symmetric square root of :math:`M`; with an int, the
+        top eigen-directions of :math:`M` scaled by the square roots of
+        their eigenvalues, in decreasing order.
+    weights_ : ndarray of shape (n_basis,)
+        Learned non-negative weights :math:`w`.
+    basis_ : ndarray of shape (n_basis, n_features)
+        The unit-norm basis rows :math:`b_k`.
+    n_active_basis_ : int
+        Number of elements with non-zero weight.
+    beta_ : float
+        The beta used (``beta``, or, for the learners that take
+        ``beta='auto'``, the one it chose).
+    dual_gap_ : float
+        Duality gap of the weights, an upper bound on their distance to the
+        optimal objective, where the exact phase ran; else NaN.
+    n_iter_ : int
+        Stochastic iterations run.
+    objective_ : float
+        Objective value of the returned weights.
+    objective_history_ : ndarray of shape (n_evaluations, 3)
+        ``(iteration, objective, n_active)`` at every evaluation.
+    fit_stages_ : list of dict
+        The stages of the last fit (or ``partial_fit`` call), in order,
+        each a dict with ``stage`` (its name), ``seconds`` and what it found
+        (counts, the values of beta tried and their held-out errors, the
+        chosen beta, a duality gap, the reason of a fallback; for RDA
+        and the exact phase, their ``work`` in triplet-element entries,
+        the unit of the phase's ``budget``), as ``verbose`` prints them.
+    n_features_in_ : int
+        Number of features seen during fit.
     threshold_ : float
         After a fit on pairs: the distance at or below which :meth:`predict`
         calls a pair similar, calibrated on the training pairs for the best
@@ -93,6 +203,7 @@ class SCML(_PairsAndTriplets, _GlobalSCML, _TripletsClassifierMixin):
     >>> bool(scml.score(X[idx]) > 0.9)
     True
     """
+    __doc__ = fill(__doc__)
 
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
@@ -115,7 +226,7 @@ class SCML(_PairsAndTriplets, _GlobalSCML, _TripletsClassifierMixin):
 
 
 class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
-    __doc__ = fill(r"""Sparse Compositional Metric Learning from class labels (SCML-Global).
+    r"""Sparse Compositional Metric Learning from class labels (SCML-Global).
 
     Builds triplets from the labels (for every point, its ``k_genuine``
     nearest same-class neighbours and ``k_impostor`` nearest other-class
@@ -133,6 +244,32 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         Same-class neighbours ("targets") per point.
     k_impostor : int, default=10
         Other-class neighbours ("impostors") per point.
+    beta : 'auto' or float, default='auto'
+        Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
+        Larger values keep fewer basis elements. ``'auto'`` chooses it on a
+        stratified fifth of the training points held out ({{MAX_VALIDATION_POINTS}} points at
+        most are scored): the rest ({{MAX_SELECTION_POINTS}} points at most) is fitted for
+        {{N_BETAS}} values from :math:`10^{-0.5}`
+        to :math:`10^{-5}` times the smallest beta that keeps no element,
+        and each is scored by the 3-NN error of the held-out points; the
+        next fifth is held out in turn (a stratified 5-fold) until
+        {{MIN_SCORED_POINTS}} points are scored, so that small data are scored on every
+        point. Among the values whose error is within {{ERROR_BAND}} paired
+        standard error of the least, the smallest (the densest model) wins:
+        a sparser model within the noise is a choice made on noise. The
+        model is then fitted on
+        every point at that value (see :class:`SCML_SupervisedCV` for
+        k-fold cross-validation). Where the Euclidean metric beats every
+        value on the held-out points by more than a standard error, the
+        chosen value keeps no element, or the learned metric maps distinct
+        training points onto one (on discrete data), the Euclidean metric
+        is returned (``euclidean_fallback_``; beyond the paper: on data
+        such as the KEEL titanic and marketing sets the learned metric was
+        worse, or zero). The useful value moves by orders of
+        magnitude between datasets, and the rule is scale-free. A float is
+        used as given (the paper's value is ``1e-5``, for standardised
+        features; data scaled by ``s`` give the same metric with
+        ``beta * s**2``).
     basis : {'lda', 'triplet_diffs'} or array-like of shape (n_basis, n_features), default='lda'
         ``'lda'`` is the paper's local discriminative basis: for each
         k-means region centre and each scale ``J`` (10 and 20 points per
@@ -142,11 +279,141 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         basis of :class:`SCML` from the triplets mined from the labels
         (as metric-learn's ``SCML_Supervised`` accepts it). An array is
         used as given, its rows scaled to unit norm.
-    """) + parameters("beta:auto", *COMMON, *SOLVER, "partial_fit_memory",
-                     "n_components") + """
+    n_basis : int, default=None
+        Number of basis elements to generate (ignored for an array
+        ``basis``). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
+        paper's sizes. Fewer are produced when the data cannot give that
+        many distinct regions or regions repeat an element (each element
+        is kept once).
+    gamma : float, default=1.0
+        RDA step parameter :math:`\gamma` (> 0): the iterate is
+        :math:`w_{t+1} = \max(0, -(\sqrt{t}/\gamma)(\bar g_t + \beta))`,
+        taken in units where the triplet vectors :math:`g` have mean
+        absolute entry one, so the default suits data of any scale. Larger
+        is slower and steadier; much smaller overshoots and gives noisy,
+        less sparse iterates. (The paper's 5e-3 was in the units of its
+        unit-norm data, about 1 to 10 in these.)
+    max_iter : int, default=20000
+        Maximum number of stochastic iterations.
+    output_iter : int, default=250
+        Iterations between two evaluations of the full objective (for the
+        stopping rule, the best iterate and the ``verbose`` table).
+    batch_size : int, default=32
+        Triplets per iteration. A batch of every triplet or more is one
+        pass over all of them per iteration (full-batch dual averaging,
+        with no draws).
+    tol : float, default=1e-3
+        Improvement of the best objective below which an evaluation counts
+        as no progress (absolute: the objective is 1 at ``w = 0``).
+    n_iter_no_change : int, default=4
+        Evaluations in a row without progress that stop the solver.
+    solver : {'auto', 'exact', 'rda'}, default='auto'
+        ``'rda'`` is the paper's regularized dual averaging. ``'exact'``
+        then takes its result to the exact optimum of the same problem (a
+        linear program, solved on a working set of triplets and elements
+        and certified by the duality gap ``dual_gap_``; beyond the paper).
+        ``'auto'`` runs the exact phase up to {{EXACT_MAX_TRIPLETS}} triplets (a thirtieth as
+        many points at 3 x 10 triplets per point), at a given beta or one chosen
+        by ``beta='auto'``, within a budget of {{EXACT_WORK_RATIO}} times RDA's work
+        (in entries of triplets x elements: about its time, the same on any
+        machine and under any load): out of budget, it keeps its best point
+        (RDA's, or a better round's) and reports the duality gap in
+        ``dual_gap_`` and ``fit_stages_``. It is ``'rda'`` beyond that size and
+        at ``beta=0`` (no bound on the weights then keeps the linear program
+        well scaled). ``'exact'`` has no budget: the certified optimum,
+        whatever it costs. A duality gap above ``{{EXACT_GAP_TOL}}`` times the
+        objective after the phase has ended is not a certificate: the fit then
+        warns (``ConvergenceWarning``).
+    partial_fit_memory : int, default={{DEFAULT_MEMORY:d}}
+        The most points ``partial_fit`` remembers: a uniform random sample
+        of the points seen so far (reservoir sampling), kept with their
+        labels and tasks, ``8 * partial_fit_memory * (n_features + 2)``
+        bytes at most (20 MB for 50,000 points of 50 features). Each batch's
+        points are the anchors of its triplets, their targets and
+        impostors the nearest among the batch and the memory (within
+        their task), as ``fit`` finds them among all its points; and when
+        the batch and the memory hold twice the points the basis was
+        drawn from, a generated basis is drawn anew from them, its
+        elements of zero weight replaced by new ones (those in use are
+        kept, with their solver state). The default is the most anchors
+        ``fit`` mines. 0 remembers nothing: each batch mines its own
+        triplets and the first batch's basis is kept. ``fit`` ignores it.
+        Beyond the paper.
+    verbose : bool, default=False
+        Print what the fit does, stage by stage, with each stage's time:
+        the choice of beta (each held-out cut, the values tried, their
+        held-out errors and the chosen one), the triplets, the basis, the
+        solvers' progress tables (iteration, objective, active elements,
+        time), the exact phase and its duality gap, and a fallback to the
+        Euclidean metric with its reason. ``fit_stages_`` keeps the same
+        record.
+    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
+        Turns indices into points, as in metric-learn.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the regions of the basis and the sampling of triplets.
+    n_components : int, default=None
+        Width of the embedding ``transform`` gives. ``None`` keeps the
+        learned metric whole: one row of ``components_`` per active element
+        when fewer than ``n_features`` are active (so the width depends on
+        the data, as in metric-learn's SCML), ``n_features`` otherwise. An
+        int ``k`` (at most ``n_features``) keeps the top ``k``
+        eigen-directions of :math:`M`, each scaled by the square root of
+        its eigenvalue, as scikit-learn's ``NeighborhoodComponentsAnalysis``
+        and metric-learn's ``components_from_metric``: ``transform`` then
+        has exactly ``k`` columns, the last ones zero where :math:`M` has
+        rank below ``k``, and ``get_mahalanobis_matrix()`` is
+        :math:`L^T L`, the rank-``k`` truncation of :math:`M`, which every
+        distance then uses. The weights, ``beta`` and the Euclidean
+        fallback are those of the whole metric (the fallback, with equal
+        eigenvalues, keeps ``k`` coordinate axes). Beyond the paper.
 
     Attributes
-    ----------""" + attributes(*LINEAR_ATTRIBUTES, *AUTO_BETA_ATTRIBUTES) + """
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        Linear map :math:`L` with :math:`M = L^T L`: with
+        ``n_components=None``, the rows :math:`\sqrt{w_k} b_k` of the
+        active elements when there are fewer than ``n_features`` of them,
+        otherwise the symmetric square root of :math:`M`; with an int, the
+        top eigen-directions of :math:`M` scaled by the square roots of
+        their eigenvalues, in decreasing order.
+    weights_ : ndarray of shape (n_basis,)
+        Learned non-negative weights :math:`w`.
+    basis_ : ndarray of shape (n_basis, n_features)
+        The unit-norm basis rows :math:`b_k`.
+    n_active_basis_ : int
+        Number of elements with non-zero weight.
+    beta_ : float
+        The beta used (``beta``, or, for the learners that take
+        ``beta='auto'``, the one it chose).
+    dual_gap_ : float
+        Duality gap of the weights, an upper bound on their distance to the
+        optimal objective, where the exact phase ran; else NaN.
+    n_iter_ : int
+        Stochastic iterations run.
+    objective_ : float
+        Objective value of the returned weights.
+    objective_history_ : ndarray of shape (n_evaluations, 3)
+        ``(iteration, objective, n_active)`` at every evaluation.
+    fit_stages_ : list of dict
+        The stages of the last fit (or ``partial_fit`` call), in order,
+        each a dict with ``stage`` (its name), ``seconds`` and what it found
+        (counts, the values of beta tried and their held-out errors, the
+        chosen beta, a duality gap, the reason of a fallback; for RDA
+        and the exact phase, their ``work`` in triplet-element entries,
+        the unit of the phase's ``budget``), as ``verbose`` prints them.
+    n_features_in_ : int
+        Number of features seen during fit.
+    beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
+        With ``beta='auto'``: the values tried, and the held-out 3-NN error
+        and triplet error under each (empty where too few points per
+        class could be held out, and ``beta_`` is then {{FALLBACK_BETA}}).
+    euclidean_fallback_ : bool
+        With ``beta='auto'`` and a generated basis: True when the model is
+        the Euclidean metric (``basis_`` the coordinate axes, ``weights_``
+        ones; ``n_iter_`` 0, ``objective_`` and ``dual_gap_`` NaN),
+        because it did better on the held-out points, the chosen beta kept
+        no element, or the learned metric mapped distinct training points
+        onto one.
 
     See Also
     --------
@@ -171,6 +438,7 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
     >>> bool(scml.n_active_basis_ < scml.basis_.shape[0])
     True
     """
+    __doc__ = fill(__doc__)
 
     _parameter_constraints = {
         "beta": [Options("auto"), Interval("float", low=0)],

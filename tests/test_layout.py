@@ -13,7 +13,7 @@ MATHS = {"_arrays", "_progress", "_triplets", "_basis", "_embedding", "_problem"
          "_driver",
          "_solvers", "_local", "_lp", "_exact",
          "_newton", "_selection", "_memory", "_defaults"}
-BASE = {"_constraints", "_validation", "_docs", "_base", "_pipelines"}
+BASE = {"_constraints", "_validation", "_base", "_pipelines"}
 
 
 def imports():
@@ -185,3 +185,59 @@ def test_every_constant_lives_beside_its_users_with_its_reason():
                              for name, users, _ in run)
     assert not unexplained, unexplained
     assert not misplaced, misplaced
+
+
+def _documented(cls, section="Parameters"):
+    """``{name: text}`` of the numpydoc entries of a section of ``cls``'s
+    docstring, in order; an entry that documents several names at once
+    (``a, b : int``) is one of each."""
+    lines = cls.__doc__.split("\n")
+    start = lines.index("    " + section) + 2
+    end = next((i - 1 for i in range(start, len(lines))
+                if set(lines[i].strip()) == {"-"}), len(lines))
+    entries, names = {}, []
+    for line in lines[start:end]:
+        if line.startswith("    ") and not line.startswith("     "):
+            names = [name.strip() for name in line.split(" : ")[0].split(",")]
+            for name in names:
+                entries[name] = [line]
+        else:
+            for name in names:
+                entries[name].append(line)
+    return {name: "\n".join(text).rstrip() for name, text in entries.items()}
+
+
+ESTIMATORS = [getattr(metric_learn_scml, name) for name in metric_learn_scml.__all__
+              if isinstance(getattr(metric_learn_scml, name), type)
+              and hasattr(getattr(metric_learn_scml, name), "get_params")]
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_every_parameter_is_documented_where_its_class_is_defined(cls):
+    import inspect
+    names = [name for name in inspect.signature(cls.__init__).parameters
+             if name != "self"]
+    documented = list(_documented(cls))
+    assert documented == names
+    # every {{NAME}} of a constant was filled in from _defaults
+    assert "{{" not in cls.__doc__
+
+
+# Parameters whose meaning differs between learners (a group penalty, a
+# per-task budget, beta='auto', the basis a learner builds, ...); every
+# other one reads the same in every docstring that documents it alone.
+VARIANTS = {"basis", "batch_size", "beta", "global_beta", "k_genuine",
+            "k_impostor", "n_basis", "n_components", "solver", "tol"}
+
+
+def test_a_shared_parameter_reads_the_same_in_every_docstring():
+    texts = {}
+    for cls in ESTIMATORS:
+        for name, text in _documented(cls).items():
+            alone = "," not in text.split("\n")[0].split(" : ")[0]
+            if alone and name not in VARIANTS:
+                texts.setdefault(name, {}).setdefault(text, []).append(cls.__name__)
+    differing = {name: list(by_text.values()) for name, by_text in texts.items()
+                 if len(by_text) > 1}
+    assert not differing
+    assert {"gamma", "max_iter", "verbose", "random_state"} <= set(texts)
