@@ -98,11 +98,6 @@ EXACT_MIN_WORK = 2e8
 EXACT_GAP_TOL = 1e-3
 
 
-# An LP dual value a in [0, 1] this close to a bound is on it.
-# Evidence: numerical (HiGHS' rounding).
-ON_BOUND = 1e-9
-
-
 # --- The basis (_basis) ------------------------------------------------------
 
 

@@ -30,11 +30,10 @@ import numpy as np
 from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._defaults import DEFAULT_MEMORY
+from ._defaults import DEFAULT_MEMORY, fill
 from ._arrays import plain
 from ._base import _SCMLEstimator, single_threaded, triplet_classifier_tags
 from ._pipelines import _BuildsProblems, _IncrementalFromLabels
-from ._defaults import fill
 from ._solvers import components_from_weights
 from ._validation import (checked_input, require_tasks, task_codes,
                           warn_score_pairs)

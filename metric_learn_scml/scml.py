@@ -16,11 +16,10 @@ by regularized dual averaging (:mod:`metric_learn_scml._solvers`).
 from metric_learn.base_metric import _TripletsClassifierMixin
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from ._defaults import DEFAULT_MEMORY
+from ._defaults import DEFAULT_MEMORY, fill
 from ._base import _LinearMetric, _SCMLEstimator
 from ._pairs import _PairsAndTriplets
 from ._pipelines import _IncrementalFromLabels
-from ._defaults import fill
 from ._constraints import Interval, Options
 
 

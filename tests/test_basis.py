@@ -9,12 +9,11 @@ from sklearn.covariance import ledoit_wolf_shrinkage
 import metric_learn_scml._arrays as arrays_module
 import metric_learn_scml._basis as basis_module
 from metric_learn_scml._basis import (REGION_BLOCK_ELEMENTS, RIDGE,
-                                      default_n_basis, region_blocks,
+                                      default_n_basis,
                                       discriminant_directions,
                                       distinct_elements, lda_basis,
-                                      triplet_basis)
-from metric_learn_scml._basis import \
-    ledoit_wolf_shrinkage as ledoit_wolf_shrinkage_batch
+                                      ledoit_wolf_shrinkage as ledoit_wolf_shrinkage_batch,
+                                      region_blocks, triplet_basis)
 from metric_learn_scml._triplets import triplets_from_labels
 
 

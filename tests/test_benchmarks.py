@@ -18,9 +18,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
-from benchmarks import (breadth, cli, global_table, local, memory, multitask, protocol,
-                        report, results)
-from benchmarks import data
+from benchmarks import (breadth, cli, data, global_table, local, memory,
+                        multitask, protocol, report, results)
 from benchmarks.data import Dataset
 from metric_learn_scml import SCML_Supervised
 

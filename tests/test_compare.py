@@ -8,8 +8,8 @@ import sys
 
 import numpy as np
 import pytest
-from metric_learn import NCA as MetricLearnNCA
-from metric_learn import SCML_Supervised as MetricLearnSCML
+from metric_learn import (NCA as MetricLearnNCA,
+                          SCML_Supervised as MetricLearnSCML)
 from sklearn.neighbors import NeighborhoodComponentsAnalysis
 
 from benchmarks import cli, compare

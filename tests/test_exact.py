@@ -5,10 +5,9 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from metric_learn_scml import SCML_Supervised
-from metric_learn_scml._exact import beta_max, exact_weights
-from metric_learn_scml._lp import ScipyLP
-from metric_learn_scml._problem import HingeProblem, SquaredDifferences
-from metric_learn_scml._problem import pair_index
+from metric_learn_scml._exact import ScipyLP, beta_max, exact_weights
+from metric_learn_scml._problem import (HingeProblem, SquaredDifferences,
+                                        pair_index)
 from metric_learn_scml._triplets import triplets_from_labels
 
 

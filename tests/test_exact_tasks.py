@@ -3,13 +3,11 @@ import pytest
 from scipy.optimize import linprog
 
 import metric_learn_scml._exact as exact_module
-from metric_learn_scml import _lp
-from metric_learn_scml._exact import beta_max as exact_beta_max
-from metric_learn_scml._exact import exact_phase, exact_weights
-from metric_learn_scml._lp import ScipyLP
-from metric_learn_scml._problem import HingeProblem, SquaredDifferences
+from metric_learn_scml._exact import (ScipyLP, beta_max as exact_beta_max,
+                                      exact_phase, exact_weights)
+from metric_learn_scml._problem import (HingeProblem, SquaredDifferences,
+                                        pair_index)
 from metric_learn_scml._solvers import rda
-from metric_learn_scml._problem import pair_index
 from metric_learn_scml._triplets import triplets_from_labels
 
 
@@ -315,14 +313,14 @@ def test_budget_counts_simplex_work_not_seconds(n_tasks, monkeypatch):
     beta = 0.02 * exact_beta_max(problem)
     start = np.zeros((n_tasks, problem.n_basis))
     work = []
-    solve = _lp.dual_form_lp
+    solve = exact_module.dual_form_lp
 
     def counted(block, *args, **kwargs):
         solved = solve(block, *args, **kwargs)
         work.append(solved[2] * block.size)
         return solved
 
-    monkeypatch.setattr(_lp, "dual_form_lp", counted)
+    monkeypatch.setattr(exact_module, "dual_form_lp", counted)
     optimum, n_rounds, _, _, stopped = exact_weights(problem, beta, start)
     monkeypatch.undo()
     assert not stopped and n_rounds > 2

@@ -20,8 +20,7 @@ import metric_learn_scml._local as local_solver
 from metric_learn_scml._local import (forward_backward, local_hinge_gradient,
                                       local_kkt_residual, local_objective,
                                       local_weights, oriented_pairs)
-from metric_learn_scml._problem import SquaredDifferences
-from metric_learn_scml._problem import pair_index
+from metric_learn_scml._problem import SquaredDifferences, pair_index
 from metric_learn_scml._triplets import triplets_from_labels
 
 # Short solver schedules keep these tests fast; whether a fit converges is

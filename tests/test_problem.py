@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from metric_learn_scml._problem import HingeProblem, SquaredDifferences
-from metric_learn_scml._problem import pair_index
+from metric_learn_scml._problem import (HingeProblem, SquaredDifferences,
+                                        pair_index)
 from metric_learn_scml._triplets import triplets_from_labels
 
 
