@@ -32,10 +32,8 @@ from threadpoolctl import threadpool_limits
 
 from ._defaults import EXACT_GAP_TOL
 from ._arrays import centred, largest_magnitude
-from ._driver import pair_problem, solve_path
+from ._driver import FitLog, merges_points, pair_problem, solve_path
 from ._exact import beta_max
-from ._progress import FitLog
-from ._selection import merges_points
 from ._problem import HingeProblem
 from ._solvers import RDAState, components_from_weights
 from ._validation import (PointIndexer, check_metric_points,
@@ -204,7 +202,7 @@ class _SCMLEstimator(_MetricLearner):
         self.beta_ = self._given_beta()
 
     def _start_log(self):
-        """A new :class:`~metric_learn_scml._progress.FitLog`, kept as
+        """A new :class:`~metric_learn_scml._driver.FitLog`, kept as
         ``fit_stages_`` (filled as the fit goes)."""
         self._log = FitLog(type(self).__name__, self.verbose)
         self.fit_stages_ = self._log.stages
@@ -328,7 +326,7 @@ class _SCMLEstimator(_MetricLearner):
         held-out points preferred it (the flag set by the choice of beta),
         when the chosen beta keeps no element, or when the learned metric
         maps distinct training points onto one (a zero metric maps all of
-        them onto one; :func:`~metric_learn_scml._selection.merges_points`),
+        them onto one; :func:`~metric_learn_scml._driver.merges_points`),
         rather than a worse, a zero or a merging metric. Beyond the paper.
         The Euclidean model comes from no solver: ``n_iter_`` is 0,
         ``objective_`` and ``dual_gap_`` NaN, and there is no solver state

@@ -9,7 +9,7 @@ scikit-learn's ``ElasticNet``, ``ElasticNetCV`` and ``lasso_path``:
 - :func:`~metric_learn_scml.scml_path` is the path along a grid with
   ``solver='exact'``;
 - the choice of beta is the path along a grid with ``solver='rda'``, on
-  each fold (:mod:`._selection`).
+  each fold, scored on the points held out (below).
 
 Along a grid, every beta's RDA run shares the same batches
 (:func:`._solvers.rda`), and each exact phase starts from its RDA iterate,
@@ -20,20 +20,62 @@ The problem is a value, :class:`PairProblem`: the table of the triplets'
 pairs along the basis, on the data at unit scale. Betas and weights are in
 the user's units; the problem's are ``beta * unit**2`` and
 ``weights / unit**2``, and only this module converts between them.
+
+**What a fit says it does.** A fit passes one :class:`FitLog` through its stages (choosing beta, mining
+triplets, building the basis, the solvers, a fallback). With ``verbose``
+each stage prints a line when it starts and one when it ends, and a long
+stage prints its own progress in between (the solvers' tables, the path
+of the choice of beta), so that no stretch of a fit is silent. The same
+records are kept on the estimator as ``fit_stages_``, for a quiet fit.
+
+**Choosing** :math:`\beta` **from the data: a path scored on held-out
+points.** The useful :math:`\beta` differs from one dataset to the next by orders of
+magnitude in units of :math:`\beta_{\max}` (the smallest value that keeps no
+element, :func:`~metric_learn_scml._exact.beta_max`): on the KEEL ``ring``
+data the 3-NN error is best near :math:`0.1\,\beta_{\max}` (a few elements),
+on ``sonar`` near :math:`10^{-3}\,\beta_{\max}`, and no single value suits
+both. So :math:`\beta` is chosen as scikit-learn chooses a Lasso's
+:math:`\alpha` (``LassoCV``): on a decreasing grid relative to
+:math:`\beta_{\max}`, each value fitted by RDA (all of them at once, on
+shared batches: the path of :func:`~metric_learn_scml._driver.solve_path`
+with ``solver='rda'``), each
+solution scored on points the fit did not see by the 3-nearest-neighbour
+error under its metric, as the paper tunes :math:`\beta` on a validation
+split. Two cheaper criteria with less variance were measured and rejected
+(``benchmarks/results/NOTES.md``, "Deciding the defaults"): the held-out
+mean hinge is not scale-free and prefers the denser models of small betas,
+and the held-out triplet error, whose triplets are mined with Euclidean
+neighbours, prefers metrics close to the Euclidean one; both keep noise
+features that the 3-NN error drops. The triplet error only breaks ties.
+:func:`~metric_learn_scml.scml_path` gives the exact optima along the same
+grid, on the same driver (``solver='exact'``).
 """
 
+import time
+import warnings
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
+from sklearn.utils import check_random_state
 
-from ._defaults import (EXACT_GAP_TOL, EXACT_MAX_TRIPLETS, EXACT_MIN_WORK,
-                        EXACT_WORK_RATIO)
-from ._exact import exact_phase
-from ._progress import FitLog
+from ._arrays import centred, plain
+from ._basis import labels_basis
+from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
+                        EXACT_GAP_TOL, EXACT_MAX_TRIPLETS, EXACT_MIN_WORK,
+                        EXACT_WORK_RATIO, FALLBACK_BETA, MAX_SELECTION_POINTS,
+                        MAX_VALIDATION_POINTS, MIN_SCORED_POINTS, N_BETAS,
+                        VALIDATION_FRACTION)
+from ._exact import beta_max, exact_phase
 from ._problem import (HingeProblem, SquaredDifferences, pair_index,
-                       scaled_differences)
-from ._solvers import active_columns, rda, rda_state_for, rda_work
+                       scaled_differences, triplet_scale)
+from ._solvers import (active_columns, components_from_weights, rda,
+                       rda_state_for, rda_work)
+from ._triplets import triplets_from_labels
+
 
 class PairProblem(NamedTuple):
     """SCML's problem at unit scale: the squared differences of the
@@ -188,3 +230,550 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
 def _one(values):
     """A stage's fact: the value of a one-point path, every beta's on a grid."""
     return values[0] if len(values) == 1 else values
+
+
+def describe(value):
+    """A short text of a recorded value: numbers to 3 digits, arrays as lists."""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (float, np.floating)):
+        return "%.3g" % value
+    if isinstance(value, np.ndarray):
+        return "[%s]" % " ".join(describe(item) for item in value.tolist())
+    return str(value)
+
+
+class FitLog:
+    """The stages of one fit.
+
+    Parameters
+    ----------
+    name : str
+        The learner's name, which prefixes every printed line.
+    verbose : bool
+
+    Attributes
+    ----------
+    stages : list of dict
+        One per stage, in order: ``stage`` (its name), ``seconds`` and the
+        facts it found (counts, the values tried, the chosen beta, ...).
+    """
+
+    def __init__(self, name, verbose):
+        self.name = name
+        self.verbose = verbose
+        self.stages = []
+
+    def say(self, message):
+        """Print a line (with ``verbose``)."""
+        if self.verbose:
+            print("[%s] %s" % (self.name, message), flush=True)
+
+    def _record(self, stage, seconds, facts):
+        # numpy scalars as Python ones, so that the record serialises as is
+        facts = {key: plain(value) for key, value in facts.items()}
+        self.stages.append({"stage": stage, "seconds": seconds, **facts})
+        found = "; ".join("%s %s" % (key.replace("_", " "), describe(value))
+                          for key, value in facts.items())
+        took = "(%.2f s)" % seconds if seconds else ""
+        self.say(("%s: %s %s" % (stage, found, took)).rstrip())
+
+    @contextmanager
+    def stage(self, stage):
+        """Time a stage; the caller fills the yielded dict with its facts."""
+        self.say("%s ..." % stage)
+        facts = {}
+        start = time.perf_counter()
+        yield facts
+        self._record(stage, time.perf_counter() - start, facts)
+
+    def ticker(self, what, every=1.0):
+        """A ``progress(done, total)`` function that says how far ``what``
+        has gone, at most once every ``every`` seconds."""
+        last = [time.perf_counter()]
+
+        def progress(done, total):
+            now = time.perf_counter()
+            if now - last[0] >= every and done < total:
+                last[0] = now
+                self.say("  %s: %d of %d" % (what, done, total))
+        return progress
+
+    def note(self, stage, **facts):
+        """A finding that takes no time of its own (a fallback and its reason)."""
+        self._record(stage, 0.0, facts)
+
+
+# ... but at least this many per class: a stratified 1,000 of 1,000 classes
+# left one point per class, which gives no triplet (and more classes than
+# points could not be drawn at all).
+MIN_SELECTION_POINTS_PER_CLASS = 5
+
+# Neighbours of the held-out score (the paper evaluates with 3-NN).
+# Evidence: the paper's protocol.
+SCORE_NEIGHBOURS = 3
+
+# The Euclidean metric replaces the learned one where its held-out error is
+# lower than the best beta's by more than this many standard errors. The
+# best of seven betas' errors is biased low, so one standard error is
+# already a margin: at two, KEEL marketing kept a metric 1.1 points worse
+# than Euclidean (breadth, 4 seeds per split); at one the breadth table
+# loses no dataset by more than a point and its mean gain is unchanged
+# (+2.41 against +2.39; +2.34 at zero).
+# Evidence: NOTES.md, "The Euclidean check at one standard error".
+EUCLIDEAN_MARGIN = 1.0
+
+# Two points are one under a map when their images agree to this many
+# significant digits of the images' largest coordinate (the data's, for the
+# Euclidean count).
+# Evidence: numerical (rounding only; merges_points).
+MERGE_DIGITS = 9
+
+
+class LabelledPath:
+    r"""SCML-Global's problem of labelled points on a basis, for paths.
+
+    Builds the triplets (``k_genuine`` x ``k_impostor`` per point) and
+    their :class:`~metric_learn_scml._driver.PairProblem`, ``problem``
+    (the table of squared differences at unit scale, and RDA's unit of
+    the triplet vectors, drawn here). ``basis`` is an array, or a function
+    of the triplets that builds it (``'triplet_diffs'``,
+    :func:`path_basis`); ``self.basis`` is the array.
+    """
+
+    def __init__(self, X, y, basis, k_genuine, k_impostor, random_state):
+        triplets = triplets_from_labels(X, y, k_genuine, k_impostor,
+                                        random_state=random_state)
+        if callable(basis):
+            basis = basis(triplets)
+        problem = pair_problem(X, basis, triplets, [0, triplets.shape[0]])
+        self.triplet_pairs = problem.triplet_pairs
+        self.problem = problem._replace(scale=triplet_scale(
+            problem.differences, problem.triplet_pairs, random_state))
+        self.basis = basis
+
+    def beta_max(self):
+        """The smallest beta (user's units) that keeps no element."""
+        unit, scale = self.problem.unit, self.problem.scale
+        # (user's beta = problem's / factor)
+        return beta_max(HingeProblem(self.problem.differences,
+                                     self.triplet_pairs, scale=scale)
+                        ) / (unit ** 2 / scale)
+
+    def solve(self, betas, rda_parameters, solver, random_state):
+        """:func:`~metric_learn_scml._driver.solve_path` along ``betas``:
+        the weights (user's units, one row per beta) and each one's
+        :class:`~metric_learn_scml._solvers.SolverResult`."""
+        results = solve_path(self.problem, betas, rda_parameters, solver,
+                             random_state=random_state)
+        return np.array([result.weights[0] for result in results]), results
+
+
+def beta_grid(largest, n_betas=N_BETAS, high=BETA_RATIO_HIGH,
+              low=BETA_RATIO_LOW):
+    """``n_betas`` decreasing values from ``high`` to ``low`` times ``largest``."""
+    return largest * np.logspace(np.log10(high), np.log10(low), n_betas)
+
+
+def held_out_triplets(X_fit, y_fit, X_held, y_held, k_genuine, k_impostor):
+    """Triplets of held-out anchors into the fit points, as in training.
+
+    For every held-out point, its ``k_genuine`` nearest fit points of its
+    class and ``k_impostor`` nearest of other classes (Euclidean), all
+    combinations. Returns ``(anchors, targets, impostors)`` indices (the
+    anchors into ``X_held``, the others into ``X_fit``).
+    """
+    blocks = []
+    for label in np.unique(y_held):
+        anchors = np.flatnonzero(y_held == label)
+        same = np.flatnonzero(y_fit == label)
+        other = np.flatnonzero(y_fit != label)
+        n_targets = min(k_genuine, same.shape[0])
+        n_impostors = min(k_impostor, other.shape[0])
+        if n_targets == 0 or n_impostors == 0:
+            continue
+        targets = same[NearestNeighbors(n_neighbors=n_targets).fit(
+            X_fit[same]).kneighbors(X_held[anchors], return_distance=False)]
+        impostors = other[NearestNeighbors(n_neighbors=n_impostors).fit(
+            X_fit[other]).kneighbors(X_held[anchors], return_distance=False)]
+        per_anchor = n_targets * n_impostors
+        blocks.append(np.column_stack([
+            np.repeat(anchors, per_anchor),
+            np.repeat(targets, n_impostors, axis=1).ravel(),
+            np.tile(impostors, (1, n_targets)).ravel()]))
+    triplets = (np.concatenate(blocks) if blocks
+                else np.zeros((0, 3), dtype=np.intp))
+    return triplets[:, 0], triplets[:, 1], triplets[:, 2]
+
+
+def held_out_scores(weights, basis, X_fit, y_fit, X_held, y_held, triplets):
+    r"""How each row of ``weights`` does on held-out points.
+
+    Returns the 3-NN error of the held-out points among the fit points
+    under the metric :math:`\sum_k w_k b_k b_k^T`, and the fraction of
+    held-out ``triplets`` (:func:`held_out_triplets`) it orders wrongly
+    (ties count as wrong): on a small held-out part many values of beta
+    tie on the first, and the second, from about thirty times as many
+    comparisons, separates them.
+
+    Returns
+    -------
+    errors, triplet_errors : ndarray of shape (n_rows,)
+    mistakes : ndarray of shape (n_rows, n_held), bool
+        Which held-out points each row's 3-NN classifier gets wrong (the
+        mean of a row is its error): paired comparisons of two betas.
+    """
+    anchors, targets, impostors = triplets
+    mistakes = np.empty((weights.shape[0], X_held.shape[0]), dtype=bool)
+    triplet_errors = np.ones(weights.shape[0])
+    for row, w in enumerate(weights):
+        components = components_from_weights(w, basis)
+        fit, held = X_fit @ components.T, X_held @ components.T
+        mistakes[row] = held_out_mistakes(fit, y_fit, held, y_held)
+        if anchors.shape[0]:
+            near = np.square(held[anchors] - fit[targets]).sum(axis=1)
+            far = np.square(held[anchors] - fit[impostors]).sum(axis=1)
+            triplet_errors[row] = np.mean(near >= far)
+    return mistakes.mean(axis=1), triplet_errors, mistakes
+
+
+class PathSettings(NamedTuple):
+    """How a supervised learner builds and solves a path: its parameters, read once.
+
+    ``basis`` is ``'lda'``, ``'triplet_diffs'`` or a checked array;
+    ``n_basis`` the generated basis' size; ``rda`` the keyword arguments of
+    :func:`~metric_learn_scml._solvers.rda` (``gamma``,
+    ``batch_size``, ``max_iter``, ``eval_every``, ``tol``,
+    ``n_iter_no_change``).
+    """
+
+    basis: object
+    n_basis: int
+    k_genuine: int
+    k_impostor: int
+    rda: dict
+
+
+def path_basis(settings, X, y, random_state):
+    """The basis of a path on ``(X, y)``: the array, the ``'lda'`` basis, or
+    for ``'triplet_diffs'`` a function of the triplets that builds it
+    (:class:`LabelledPath` mines them first)."""
+    if not isinstance(settings.basis, str):
+        return settings.basis
+
+    def build(triplets=None):
+        return labels_basis(settings.basis, X, y, slice(None), triplets,
+                            settings.n_basis, random_state=random_state)
+    return build if settings.basis == "triplet_diffs" else build()
+
+
+def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
+                progress=None):
+    """Fit ``X[fit]`` along ``betas`` by RDA and score on ``X[held]``.
+
+    ``betas`` defaults to :func:`beta_grid` relative to the ``beta_max`` of
+    the fit part. ``progress``, a function of a message, hears when the
+    path is fitted.
+
+    Returns
+    -------
+    (betas, errors, triplet_errors) or None
+        The held-out 3-NN and triplet errors at each beta
+        (:func:`held_out_scores`); None where the fit part gives no basis
+        element or no beta keeps one.
+    """
+    rng = check_random_state(random_state)
+    basis = path_basis(settings, X[fit], y[fit], rng)
+    if not callable(basis) and basis.shape[0] == 0:
+        return None
+    path = LabelledPath(X[fit], y[fit], basis, settings.k_genuine,
+                        settings.k_impostor, rng)
+    if path.basis.shape[0] == 0:
+        return None
+    if betas is None:
+        largest = path.beta_max()
+        if not largest > 0:
+            return None
+        betas = beta_grid(largest)
+    weights, _ = path.solve(betas, settings.rda, "rda", rng)
+    if progress is not None:
+        progress("    %d betas fitted on %d triplets; scoring ..." % (
+            len(betas), path.triplet_pairs.shape[0]))
+    triplets = held_out_triplets(X[fit], y[fit], X[held], y[held],
+                                 settings.k_genuine, settings.k_impostor)
+    return (np.asarray(betas),) + held_out_scores(
+        weights, path.basis, X[fit], y[fit], X[held], y[held], triplets)
+
+
+def best_beta(betas, mistakes):
+    """The smallest beta (the densest model) whose held-out 3-NN error is
+    within ``ERROR_BAND`` paired standard errors of the least.
+
+    ``mistakes`` (``n_betas x n_scored``, :func:`held_out_scores`) says
+    which held-out points each beta's metric misclassifies. The least
+    error is biased low (the best of several noisy estimates), and a
+    sparser model within its noise is a choice made on noise: on sets of a
+    few hundred points the former rule (the least triplet error within
+    half a binomial standard error, then the largest beta) jumped to
+    models of 2 to 7 elements, and fell behind the Euclidean metric.
+    So a beta is as good as the best when their difference, point by
+    point, is within ``ERROR_BAND`` standard errors of that difference,
+    and the densest of those is kept: sparsity comes from the optimum at
+    that beta, not from a larger beta inside the noise
+    (``benchmarks/results/NOTES.md``, "Small data: a choice of beta that
+    uses every point").
+    """
+    mistakes = np.asarray(mistakes, dtype=float)
+    errors = mistakes.mean(axis=1)
+    best = int(np.argmin(errors))
+    spread = ((mistakes - mistakes[best]).std(axis=1)
+              / np.sqrt(max(mistakes.shape[1], 1)))
+    near = errors <= errors[best] + ERROR_BAND * spread + 1e-12
+    # betas decrease along the grid: the last near one is the smallest
+    return float(betas[np.flatnonzero(near)[-1]])
+
+
+class BetaSelection(NamedTuple):
+    """What :func:`select_beta` chose, and the record it chose from.
+
+    ``betas``, ``errors`` and ``triplet_errors`` are the grid and the
+    held-out 3-NN and triplet errors at each value (empty where nothing
+    could be held out); ``euclidean`` whether the Euclidean metric did
+    better on the held-out points than every beta (:func:`euclidean_wins`),
+    with its error ``euclidean_error``; ``n_scored`` the distinct points
+    scored; ``reason`` why no selection ran (None where it did);
+    ``mistakes`` the held-out points each beta misclassifies
+    (``n_betas x n_scored``, :func:`best_beta`).
+    """
+
+    beta: float
+    betas: np.ndarray
+    errors: np.ndarray
+    triplet_errors: np.ndarray
+    euclidean: bool
+    euclidean_error: float
+    n_scored: int
+    reason: object = None
+    mistakes: np.ndarray = None
+
+
+def select_beta(X, y, settings, random_state=None,
+                max_fit_points=MAX_SELECTION_POINTS,
+                max_scored_points=MAX_VALIDATION_POINTS, progress=None):
+    """``beta='auto'``: the beta whose model does best on held-out points.
+
+    A stratified ``VALIDATION_FRACTION`` of the points is held out; the
+    rest (a stratified ``max_fit_points`` of them at most, but
+    ``MIN_SELECTION_POINTS_PER_CLASS`` per class at least) is fitted
+    along the grid of :func:`beta_grid` (relative to its own ``beta_max``)
+    by RDA, and each solution is scored on the held-out points (a
+    stratified ``max_scored_points`` of them at most; :func:`path_scores`).
+    Until ``MIN_SCORED_POINTS`` points are scored, the next fold of the
+    same stratified k-fold (k = 1 / ``VALIDATION_FRACTION``) is held out
+    in turn, on the first fold's grid, so that small data are scored on
+    every point (:func:`cuts`); above ``k * MIN_SCORED_POINTS`` points one
+    cut is scored. :func:`best_beta` chooses from the pooled per-point
+    mistakes. The Euclidean metric is preferred where its held-out 3-NN
+    error is lower than every beta's by more than ``EUCLIDEAN_MARGIN``
+    standard errors (:func:`euclidean_wins`). Where no class can spare a point, or the
+    held-out part could not contain every class, ``FALLBACK_BETA`` is
+    returned with a ``reason`` and no record.
+
+    A pure function of the data, the ``settings`` (:class:`PathSettings`)
+    and ``random_state``; it returns a :class:`BetaSelection`.
+    ``progress``, a function of a message, hears of each step.
+    """
+    rng = check_random_state(random_state)
+    # Far from the origin, every distance below (the held-out 3-NN errors
+    # of the metrics and of the data's own coordinates) loses the offset's
+    # digits; the choice is the same for the data moved to their mean.
+    X = centred(X)
+    classes, counts = np.unique(y, return_counts=True)
+    if counts.min() < 2 and (counts >= 2).sum() >= 2:
+        # A class of one point can be neither held out nor a target: the
+        # choice rests on the other classes (the fit keeps every point).
+        kept = np.isin(y, classes[counts >= 2])
+        X, y = X[kept], y[kept]
+        classes, counts = np.unique(y, return_counts=True)
+    n_held = int(np.ceil(VALIDATION_FRACTION * y.shape[0]))
+    if (counts.min() < 2 or n_held < classes.shape[0]
+            or y.shape[0] - n_held < 2 * classes.shape[0]):
+        return no_selection(
+            "could not hold out points of every class (%d classes of two "
+            "points or more among %d points: a fifth is held out, and each "
+            "class needs two points left to fit and one held out)" % (
+                classes.shape[0], y.shape[0]))
+    n_fit_points = max(max_fit_points,
+                       MIN_SELECTION_POINTS_PER_CLASS * classes.shape[0])
+    n_cuts = min(int(round(1.0 / VALIDATION_FRACTION)),
+                 -(-min(MIN_SCORED_POINTS, max_scored_points)
+                   // min(n_held, max_scored_points)))
+    betas, triplet_errors, mistakes, euclidean = None, [], [], []
+    for fit, held in cuts(y, n_held, n_cuts, rng):
+        # (A stratified cut must leave out at least a point of every class.)
+        if fit.shape[0] >= n_fit_points + classes.shape[0]:
+            fit = train_test_split(fit, train_size=n_fit_points,
+                                   stratify=y[fit], random_state=rng)[0]
+        if held.shape[0] > max_scored_points + classes.shape[0]:
+            held = train_test_split(held, train_size=max_scored_points,
+                                    stratify=y[held], random_state=rng)[0]
+        if progress is not None:
+            progress("  the path on %d points ..." % fit.shape[0])
+        # Every cut scores the first cut's grid: its errors then add up
+        # point by point.
+        scores = path_scores(X, y, fit, held, settings, betas,
+                             random_state=rng, progress=progress)
+        if scores is None:
+            return no_selection("could fit no basis element on a part of "
+                                "the points, or no beta keeps one there")
+        betas = scores[0]
+        triplet_errors.append(scores[2] * held.shape[0])
+        mistakes.append(scores[3])
+        euclidean.append(held_out_mistakes(X[fit], y[fit], X[held], y[held]))
+    mistakes, euclidean = np.hstack(mistakes), np.concatenate(euclidean)
+    n_scored = euclidean.shape[0]
+    errors = mistakes.mean(axis=1)
+    if progress is not None:
+        progress("  %d betas scored on %d held-out points" % (
+            len(betas), n_scored))
+    return BetaSelection(
+        best_beta(betas, mistakes), betas, errors,
+        np.sum(triplet_errors, axis=0) / n_scored,
+        euclidean_wins(errors.min(), euclidean.mean(), n_scored),
+        float(euclidean.mean()), n_scored, mistakes=mistakes)
+
+
+def cuts(y, n_held, n_cuts, random_state):
+    """``n_cuts`` stratified ``(fit, held)`` index pairs of ``n_held``
+    held-out points each: one random cut, or the first ``n_cuts`` folds of
+    a stratified ``k``-fold (``k`` about ``1 / VALIDATION_FRACTION``), so
+    that no point is scored twice."""
+    indices = np.arange(y.shape[0])
+    if n_cuts == 1:
+        return [train_test_split(indices, test_size=n_held, stratify=y,
+                                 random_state=random_state)]
+    n_folds = int(round(1.0 / VALIDATION_FRACTION))
+    with warnings.catch_warnings():
+        # (A class of fewer points than folds is simply absent from some.)
+        warnings.filterwarnings("ignore", message="The least populated class")
+        folds = StratifiedKFold(n_folds, shuffle=True, random_state=
+                                random_state.randint(2 ** 31)).split(indices, y)
+        return [next(folds) for _ in range(n_cuts)]
+
+
+def pool_selections(selections):
+    r"""One beta for mt-SCML from each task's :func:`select_beta`.
+
+    Every task's grid is the same multiples of its own
+    :math:`\beta_{\max,t}`; the tasks' held-out errors are averaged at each
+    multiple (weighted by the points each scored), :func:`best_beta`
+    chooses from their mistakes, pooled point by point, and the multiple applies to
+    :math:`\|(\beta_{\max,1}, \dots, \beta_{\max,T})\|_2`. That is the
+    :math:`\beta_{\max}` of the group penalty when the tasks' steepest
+    elements coincide, and an upper bound on it otherwise: the group norm
+    of a column shared by :math:`T` like tasks is :math:`\sqrt{T}` times
+    one task's weight, so the value of a single task would leave mt-SCML
+    :math:`\sqrt{T}` times less penalised, and denser, than the
+    single-task models together (satimage cut into 3 tasks: about 7x their
+    elements). One selection is returned as it is, and the first one that
+    could not run (with its reason) in place of all. mt-SCML has no
+    Euclidean fallback, so ``euclidean`` is False. Beyond the paper.
+    """
+    failed = [selection for selection in selections
+              if selection.reason is not None]
+    if len(selections) == 1 or failed:
+        return (failed or selections)[0]
+    n_scored = np.array([selection.n_scored for selection in selections])
+    share = n_scored / n_scored.sum()
+    largest = np.array([selection.betas[0] for selection in selections])
+    betas = np.linalg.norm(largest) * selections[0].betas / largest[0]
+    errors, triplet_errors, euclidean = (
+        share @ np.array([getattr(selection, name) for selection in selections])
+        for name in ("errors", "triplet_errors", "euclidean_error"))
+    mistakes = np.hstack([selection.mistakes for selection in selections])
+    return BetaSelection(
+        best_beta(betas, mistakes), betas, errors, triplet_errors, False,
+        float(euclidean), int(n_scored.sum()), mistakes=mistakes)
+
+
+def no_selection(reason):
+    """The :class:`BetaSelection` where none could run: ``FALLBACK_BETA``."""
+    empty = np.zeros(0)
+    return BetaSelection(FALLBACK_BETA, empty, empty, empty, False,
+                         float("nan"), 0, reason)
+
+
+def held_out_anchor_triplets(anchors, random_state):
+    """Rows of the triplets whose anchor is held out, for SCML-Local's check.
+
+    A ``VALIDATION_FRACTION`` of the distinct anchors (``MAX_VALIDATION_POINTS``
+    at most), as :func:`select_beta` holds out points; the local stage's
+    metric at a point is a function of the point, so triplets anchored at
+    points it did not fit on measure that function on new points. None
+    where fewer than two anchors leave nothing to hold out.
+    """
+    distinct = np.unique(anchors)
+    if distinct.shape[0] < 2:
+        return None
+    n_held = min(int(np.ceil(VALIDATION_FRACTION * distinct.shape[0])),
+                 MAX_VALIDATION_POINTS)
+    held = check_random_state(random_state).choice(distinct, n_held,
+                                                   replace=False)
+    return np.flatnonzero(np.isin(anchors, held))
+
+
+def held_out_error(X_fit, y_fit, X_held, y_held):
+    """The 3-NN error of the held-out points among the fit points, under
+    the Euclidean distance of the given coordinates (a metric's, through
+    its components, or the data's own)."""
+    return float(held_out_mistakes(X_fit, y_fit, X_held, y_held).mean())
+
+
+def held_out_mistakes(X_fit, y_fit, X_held, y_held):
+    """Which held-out points the 3-NN classifier of the fit points gets
+    wrong (:func:`held_out_error`), as a boolean array."""
+    classifier = KNeighborsClassifier(n_neighbors=min(
+        SCORE_NEIGHBOURS, X_fit.shape[0]))
+    with warnings.catch_warnings():
+        # Many classes of few points are class labels here, not a
+        # regression target: scikit-learn's guess says nothing to the user.
+        warnings.filterwarnings("ignore", message="The number of unique "
+                                "classes is greater than 50%")
+        classifier.fit(X_fit, y_fit)
+    return classifier.predict(X_held) != y_held
+
+
+def euclidean_wins(best_error, euclidean, n_scored):
+    """Whether the Euclidean held-out error ``euclidean`` is lower than
+    ``best_error`` by more than ``EUCLIDEAN_MARGIN`` binomial standard
+    errors of ``n_scored`` points."""
+    spread = np.sqrt(best_error * (1.0 - best_error) / n_scored)
+    return bool(euclidean < best_error - EUCLIDEAN_MARGIN * spread)
+
+
+def distinct_points(Z):
+    """The number of distinct rows of ``Z``, to ``MERGE_DIGITS`` digits."""
+    scale = np.abs(Z).max(initial=0.0)
+    if not scale > 0:
+        return min(Z.shape[0], 1)
+    return np.unique(np.round(Z / scale, MERGE_DIGITS), axis=0).shape[0]
+
+
+def merges_points(X, components):
+    """Whether ``x -> components @ x`` maps distinct rows of ``X`` onto one.
+
+    Only a map of lower rank than the data can, and on continuous data it
+    does not; on discrete data it can (KEEL titanic: 3 features of a few
+    values each, 14 distinct training points, and the one element the
+    chosen beta keeps maps them onto 4). k-NN then picks among the points
+    merged into one by their storage order, not by distance: there, the
+    3-NN error averaged over orders of the training rows was 36 % under
+    the learned metric and 25 % under the Euclidean one, and the held-out
+    score, measured on a model fitted to fewer points, did not see it.
+    """
+    if components.shape[0] and np.linalg.matrix_rank(components) >= X.shape[1]:
+        return False
+    # (Centred: far from the origin the images' offset would take the
+    # digits that tell points apart.)
+    X = centred(X)
+    return distinct_points(X @ components.T) < distinct_points(X)

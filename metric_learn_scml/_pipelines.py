@@ -21,7 +21,7 @@ from ._arrays import plain
 from ._basis import (default_n_basis, distinct_elements, labels_basis,
                      task_basis_size, triplet_basis)
 from ._memory import remember, renewed_basis, renewed_state
-from ._selection import PathSettings, pool_selections, select_beta
+from ._driver import PathSettings, pool_selections, select_beta
 from ._triplets import triplets_from_labels
 from ._validation import (check_basis_array, check_tuples,
                           validate_supervised, validate_triplets)
@@ -69,7 +69,7 @@ def basis_size(n_basis, n_features):
 
 
 def path_settings(basis, n_basis, k_genuine, k_impostor, n_features, rda):
-    """The :class:`~metric_learn_scml._selection.PathSettings` of these
+    """The :class:`~metric_learn_scml._driver.PathSettings` of these
     parameters: a ``basis`` array checked, the generated basis' size
     resolved."""
     if not isinstance(basis, str):
@@ -184,7 +184,7 @@ class _BuildsProblems:
         discriminative basis; the basis is their union. ``beta='auto'`` is
         resolved here, once each task's triplets are known to exist and
         before the basis is drawn: ``choose(X, y)`` of each task's points
-        returns a :class:`~metric_learn_scml._selection.BetaSelection` (by
+        returns a :class:`~metric_learn_scml._driver.BetaSelection` (by
         default :meth:`_FromLabels._choose_beta`; ``SCML_SupervisedCV``
         passes its cross-validation).
 
@@ -376,7 +376,7 @@ class _FromLabels(_BuildsProblems):
         return checked_random_state(self.random_state)
 
     def _choose_beta(self, X, y):
-        """``beta='auto'``: :func:`~metric_learn_scml._selection.select_beta`."""
+        """``beta='auto'``: :func:`~metric_learn_scml._driver.select_beta`."""
         selection = select_beta(X, y, self._path_settings(X.shape[1]),
                                 self._selection_random_state(),
                                 progress=self._log.say)

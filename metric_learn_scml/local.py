@@ -43,7 +43,7 @@ from ._local import (forward_backward, local_kkt_residual, local_objective,
                      local_pairwise_distances, local_weights, oriented_pairs)
 from ._problem import pair_index, scaled_differences
 from ._solvers import report
-from ._selection import held_out_anchor_triplets
+from ._driver import held_out_anchor_triplets
 from ._validation import (check_index_triplets, check_metric_points,
                           check_tuples, warn_score_pairs)
 from ._constraints import Interval, Options

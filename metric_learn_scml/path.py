@@ -23,7 +23,7 @@ from sklearn.model_selection import StratifiedKFold, check_cv
 from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, EXACT_GAP_TOL
 from ._base import checked_random_state, single_threaded
 from ._pipelines import path_settings
-from ._selection import (BetaSelection, LabelledPath, beta_grid, best_beta,
+from ._driver import (BetaSelection, LabelledPath, beta_grid, best_beta,
                          path_basis, path_scores)
 from ._validation import plain, validate_labelled_points
 from ._constraints import (HasMethods, Interval, IterableOf,

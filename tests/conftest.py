@@ -49,7 +49,7 @@ def pin_auto_beta(monkeypatch):
     """
     import numpy as np
     from metric_learn_scml._pipelines import _FromLabels
-    from metric_learn_scml._selection import BetaSelection
+    from metric_learn_scml._driver import BetaSelection
 
     def pin(beta, euclidean=False):
         monkeypatch.setattr(_FromLabels, "_choose_beta", lambda self, X, y: (

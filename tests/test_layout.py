@@ -9,9 +9,8 @@ import pytest
 import metric_learn_scml
 
 PACKAGE = Path(metric_learn_scml.__file__).parent
-MATHS = {"_arrays", "_progress", "_triplets", "_basis", "_embedding", "_problem",
-         "_driver", "_solvers", "_local", "_exact", "_selection", "_memory",
-         "_defaults"}
+MATHS = {"_arrays", "_triplets", "_basis", "_embedding", "_problem",
+         "_driver", "_solvers", "_local", "_exact", "_memory", "_defaults"}
 BASE = {"_constraints", "_validation", "_base", "_pipelines"}
 
 

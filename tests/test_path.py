@@ -71,7 +71,7 @@ def test_path_given_betas_are_sorted_decreasing(wine):
 
 
 def test_cv_chooses_near_the_least_mean_held_out_error(wine):
-    from metric_learn_scml._selection import ERROR_BAND
+    from metric_learn_scml._driver import ERROR_BAND
     X, y = wine
     model = SCML_SupervisedCV(**FAST_CV).fit(X, y)
     assert model.error_path_.shape == model.triplet_error_path_.shape == (3, 2)

@@ -628,7 +628,7 @@ def test_selection_scores_at_most_max_scored_points():
     # The held-out errors are fractions of the points scored: with the cap
     # at 37, k / 37 (of the 200 a fifth of 1,000 would be, a non-zero error
     # k / 200 is never a multiple of 1 / 37).
-    from metric_learn_scml._selection import select_beta
+    from metric_learn_scml._driver import select_beta
     X, y = make_blobs(1000, 4, centers=3, cluster_std=3.0, random_state=0)
     found = select_beta(X, y, _selection_settings(4), 0, max_scored_points=37)
     assert found.n_scored == 37
@@ -643,7 +643,7 @@ def test_selection_scores_folds_until_500_points(n_samples, n_scored):
     # Stratified fifths, one after another, until 500 points are scored
     # (each point once): every error is a count of them, and the record
     # says how many were scored.
-    from metric_learn_scml._selection import select_beta
+    from metric_learn_scml._driver import select_beta
     X, y = make_blobs(n_samples, 4, centers=2, cluster_std=4.0,
                       random_state=0)
     found = select_beta(X, y, _selection_settings(4, 300), 0)
@@ -655,7 +655,7 @@ def test_selection_scores_folds_until_500_points(n_samples, n_scored):
 
 
 def test_selection_is_a_pure_function_of_data_settings_and_seed():
-    from metric_learn_scml._selection import select_beta
+    from metric_learn_scml._driver import select_beta
     X, y = make_blobs(200, 4, centers=3, cluster_std=3.0, random_state=1)
     X_before, y_before = X.copy(), y.copy()
     first = select_beta(X, y, _selection_settings(4, 300), 5)
@@ -676,7 +676,7 @@ def test_selection_finds_a_known_beta():
     # not, 0.033 against 0.040 to 0.047 on every beta, and the rule keeps
     # a denser model within that noise, as it should.)
     from sklearn.neighbors import KNeighborsClassifier
-    from metric_learn_scml._selection import select_beta
+    from metric_learn_scml._driver import select_beta
     rng = np.random.RandomState(0)
     y = rng.randint(0, 2, 1200)
     X = np.column_stack([y * 4.0 + rng.randn(1200), 3 * rng.randn(1200, 8)])
@@ -692,7 +692,7 @@ def test_selection_finds_a_known_beta():
 
 
 def test_euclidean_wins_only_beyond_one_standard_error():
-    from metric_learn_scml._selection import euclidean_wins, held_out_error
+    from metric_learn_scml._driver import euclidean_wins, held_out_error
     X_fit = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
     y_fit = np.array([0, 0, 0, 1, 1, 1])
     X_held = np.repeat([[0.05], [5.05]], 50, axis=0)
@@ -746,7 +746,7 @@ def test_auto_beta_keeps_the_learned_metric_where_it_is_better(wine_split):
 
 
 def test_merges_points_only_where_distinct_points_become_one():
-    from metric_learn_scml._selection import merges_points
+    from metric_learn_scml._driver import merges_points
     lattice = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0],
                         [1.0, 1.0]])                  # 4 distinct points
     assert merges_points(lattice, np.array([[1.0, 0.0]]))      # onto x
@@ -786,7 +786,7 @@ def test_auto_beta_falls_back_where_the_metric_merges_distinct_points(
     # maps distinct training points onto one, and errs more than the
     # Euclidean metric whatever the order of the training rows. The model
     # is the Euclidean one.
-    from metric_learn_scml._selection import merges_points
+    from metric_learn_scml._driver import merges_points
     X_train, y_train, X_test, y_test = _discrete_problem(0.25, 0)
     pin_auto_beta(0.03)
     model = SCML_Supervised(random_state=0).fit(X_train, y_train)
@@ -818,7 +818,7 @@ def test_auto_beta_with_a_basis_array_never_calls_its_model_euclidean(
 
 def test_auto_beta_keeps_a_metric_that_merges_nothing_on_discrete_data(
         pin_auto_beta):
-    from metric_learn_scml._selection import merges_points
+    from metric_learn_scml._driver import merges_points
     X_train, y_train, _, _ = _discrete_problem(0.1, 0)
     pin_auto_beta(1e-3)
     model = SCML_Supervised(random_state=0).fit(X_train, y_train)
@@ -828,7 +828,7 @@ def test_auto_beta_keeps_a_metric_that_merges_nothing_on_discrete_data(
 
 
 def test_best_beta_keeps_the_densest_model_within_the_noise():
-    from metric_learn_scml._selection import best_beta
+    from metric_learn_scml._driver import best_beta
     betas = np.array([1.0, 0.1, 0.01])
     n = 300
     best = np.zeros(n, dtype=bool)
@@ -881,7 +881,7 @@ def test_selection_on_small_wide_data_keeps_a_dense_metric():
     # point (five folds) and keeps many elements; one held-out cut of 24
     # points was a coin toss between a dense model and one of a handful
     # of elements.
-    from metric_learn_scml._selection import select_beta
+    from metric_learn_scml._driver import select_beta
     X, y = make_classification(120, 60, n_informative=20, n_redundant=0,
                                n_classes=5, n_clusters_per_class=1,
                                class_sep=1.5, random_state=3)
@@ -1144,7 +1144,7 @@ def test_selection_with_many_classes_keeps_five_points_per_class():
     # classes: with 1,000 classes, one point each, no triplet (and a
     # ValueError blaming single-member classes of y).
     from sklearn.datasets import make_blobs
-    from metric_learn_scml._selection import N_BETAS, select_beta
+    from metric_learn_scml._driver import N_BETAS, select_beta
     X, y = make_blobs(400, 4, centers=40, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
