@@ -10,12 +10,13 @@ basis (multi-task) and a metric that varies smoothly over the feature space
 
 # The compatibility patches must run before anything imports metric_learn.
 from . import _compat  # noqa: F401
-from .scml import SCML, SCML_Supervised
-from .multitask import MultiTaskSCML, MultiTaskSCML_Supervised
+from ._triplets import triplets_from_labels
 from .local import LocalSCML, LocalSCML_Supervised
+from .multitask import MultiTaskSCML, MultiTaskSCML_Supervised
 from .neighbors import MetricKNeighborsClassifier, knn_scorer
 from .path import SCML_SupervisedCV, scml_path
-from ._triplets import triplets_from_labels
+from .scml import SCML, SCML_Supervised
+
 
 __version__ = "0.1.0"
 

@@ -23,24 +23,24 @@ import functools
 import warnings
 
 import numpy as np
-from metric_learn.base_metric import BaseMetricLearner, MahalanobisMixin
 from metric_learn._util import ArrayIndexer
+from metric_learn.base_metric import BaseMetricLearner, MahalanobisMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import ClassifierTags, TransformerTags, check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from ._defaults import EXACT_GAP_TOL
 from ._arrays import centred, largest_magnitude
+from ._defaults import EXACT_GAP_TOL
 from ._driver import FitLog, merges_points, pair_problem, solve_path
 from ._exact import beta_max
 from ._problem import HingeProblem
 from ._solvers import RDAState, components_from_weights
-from ._validation import (PointIndexer, check_metric_points,
-                          check_same_label_type, check_points, forget_fit,
-                          no_basis_error, task_labels)
-from ._constraints import (ArrayLike, Interval, Options,
-                           parameter_constraints, validate_parameters)
+from ._validation import (ArrayLike, Interval, Options, PointIndexer,
+                          check_metric_points, check_points,
+                          check_same_label_type, forget_fit, no_basis_error,
+                          parameter_constraints, task_labels,
+                          validate_parameters)
 
 
 # Below this gamma, RDA's first steps overshoot so far that a zero model can

@@ -63,7 +63,6 @@ from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.utils import check_random_state
 
 from ._arrays import centred, plain
-from ._basis import labels_basis
 from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         EXACT_GAP_TOL, EXACT_MAX_TRIPLETS, EXACT_MIN_WORK,
                         EXACT_WORK_RATIO, FALLBACK_BETA, MAX_SELECTION_POINTS,
@@ -74,7 +73,7 @@ from ._problem import (HingeProblem, SquaredDifferences, pair_index,
                        scaled_differences, triplet_scale)
 from ._solvers import (active_columns, components_from_weights, rda,
                        rda_state_for, rda_work)
-from ._triplets import triplets_from_labels
+from ._triplets import labels_basis, triplets_from_labels
 
 
 class PairProblem(NamedTuple):

@@ -9,7 +9,7 @@ section "Local Metric Learning". Every point :math:`x` gets the metric
     w_x = (A^T z_x + c)^2 \ \text{(elementwise)},
 
 where :math:`z_x \in \mathbb{R}^{D'}` is a kernel PCA embedding of
-:math:`x` (:mod:`metric_learn_scml._embedding`), so the weights vary
+:math:`x` (:mod:`metric_learn_scml._local`), so the weights vary
 smoothly over the space and exist for points never seen in training.
 Distances from :math:`x` use :math:`x`'s own metric,
 :math:`d(x, x') = \sqrt{(x - x')^T T(x) (x - x')}`, so :math:`d` is not
@@ -36,17 +36,16 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import _SCMLEstimator, warn_not_converged
-from ._pipelines import _FromLabels, _FromTriplets
 from ._defaults import fill
-from ._embedding import KernelPCAEmbedding
-from ._local import (forward_backward, local_kkt_residual, local_objective,
-                     local_pairwise_distances, local_weights, oriented_pairs)
+from ._driver import held_out_anchor_triplets
+from ._local import (KernelPCAEmbedding, forward_backward, local_kkt_residual,
+                     local_objective, local_pairwise_distances, local_weights,
+                     oriented_pairs)
+from ._pipelines import _FromLabels, _FromTriplets
 from ._problem import pair_index, scaled_differences
 from ._solvers import report
-from ._driver import held_out_anchor_triplets
-from ._validation import (check_index_triplets, check_metric_points,
-                          check_tuples, warn_score_pairs)
-from ._constraints import Interval, Options
+from ._validation import (Interval, Options, check_index_triplets,
+                          check_metric_points, check_tuples, warn_score_pairs)
 
 
 class _LocalModel(_SCMLEstimator):

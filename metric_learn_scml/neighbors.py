@@ -27,14 +27,13 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import accuracy_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (check_consistent_length,
-                                      check_is_fitted, column_or_1d,
-                                      validate_data)
+from sklearn.utils.validation import (check_consistent_length, check_is_fitted,
+                                      column_or_1d, validate_data)
 
 from ._arrays import plain
-from ._validation import check_label_types, forget_fit
-from ._constraints import (Interval, parameter_constraints,
-                           validate_parameters, validate_value)
+from ._validation import (Interval, check_label_types, forget_fit,
+                          parameter_constraints, validate_parameters,
+                          validate_value)
 
 
 # Query rows handled at once by the local model (bounds the memory of the

@@ -20,16 +20,17 @@ from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, check_cv
 
-from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, EXACT_GAP_TOL
 from ._base import checked_random_state, single_threaded
+from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, EXACT_GAP_TOL
+from ._driver import (BetaSelection, LabelledPath, best_beta, beta_grid,
+                      path_basis, path_scores)
 from ._pipelines import path_settings
-from ._driver import (BetaSelection, LabelledPath, beta_grid, best_beta,
-                         path_basis, path_scores)
-from ._validation import plain, validate_labelled_points
-from ._constraints import (HasMethods, Interval, IterableOf,
-                           parameter_constraints, validate_parameters,
-                           validate_value)
+from ._validation import (HasMethods, Interval, IterableOf,
+                          parameter_constraints, plain,
+                          validate_labelled_points, validate_parameters,
+                          validate_value)
 from .scml import SCML_Supervised
+
 
 # The grid parameters shared by scml_path and SCML_SupervisedCV.
 GRID_CONSTRAINTS = {

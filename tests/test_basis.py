@@ -7,14 +7,14 @@ from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.covariance import ledoit_wolf_shrinkage
 
 import metric_learn_scml._arrays as arrays_module
-import metric_learn_scml._basis as basis_module
-from metric_learn_scml._basis import (REGION_BLOCK_ELEMENTS, RIDGE,
-                                      default_n_basis,
-                                      discriminant_directions,
-                                      distinct_elements, lda_basis,
-                                      ledoit_wolf_shrinkage as ledoit_wolf_shrinkage_batch,
-                                      region_blocks, triplet_basis)
-from metric_learn_scml._triplets import triplets_from_labels
+import metric_learn_scml._triplets as basis_module
+from metric_learn_scml._triplets import (REGION_BLOCK_ELEMENTS, RIDGE,
+                                         default_n_basis,
+                                         discriminant_directions,
+                                         distinct_elements, lda_basis,
+                                         ledoit_wolf_shrinkage as ledoit_wolf_shrinkage_batch,
+                                         region_blocks, triplet_basis,
+                                         triplets_from_labels)
 
 
 @pytest.mark.parametrize("n_rows", [40, 3])   # direct and Woodbury paths
@@ -250,7 +250,7 @@ def test_discriminant_directions_solve_the_generalised_problem(
     # S_b v = lambda (S_w + rho I) v, rho from the Ledoit-Wolf intensity, in
     # either form; both give scipy's leading directions (up to sign).
     from scipy.linalg import eigh
-    from metric_learn_scml._basis import (RIDGE, discriminant_directions,
+    from metric_learn_scml._triplets import (RIDGE, discriminant_directions,
                                           ledoit_wolf_shrinkage)
     rng = np.random.RandomState(n_columns)
     # Anisotropic within scatter, so that the shrinkage stays below 1.

@@ -9,8 +9,8 @@ import pytest
 from scipy.linalg import subspace_angles
 from sklearn.datasets import make_blobs
 
-import metric_learn_scml._embedding as embedding_module
-from metric_learn_scml._embedding import (NYSTROEM_MIN_SAMPLES,
+import metric_learn_scml._local as embedding_module
+from metric_learn_scml._local import (NYSTROEM_MIN_SAMPLES,
                                           KernelPCAEmbedding,
                                           _squared_distances)
 

@@ -9,7 +9,7 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from metric_learn_scml import (SCML, MultiTaskSCML, MultiTaskSCML_Supervised,
                                SCML_Supervised)
-from metric_learn_scml._memory import remember
+from metric_learn_scml._pipelines import remember
 from metric_learn_scml._problem import pair_index, scaled_differences
 from metric_learn_scml._solvers import RDAState, rda, rda_iterate, rda_state_for
 from metric_learn_scml._triplets import triplets_from_labels

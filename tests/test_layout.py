@@ -9,9 +9,9 @@ import pytest
 import metric_learn_scml
 
 PACKAGE = Path(metric_learn_scml.__file__).parent
-MATHS = {"_arrays", "_triplets", "_basis", "_embedding", "_problem",
-         "_driver", "_solvers", "_local", "_exact", "_memory", "_defaults"}
-BASE = {"_constraints", "_validation", "_base", "_pipelines"}
+MATHS = {"_arrays", "_triplets", "_problem", "_driver", "_solvers", "_local",
+         "_exact", "_defaults"}
+BASE = {"_validation", "_base", "_pipelines"}
 
 
 def imports():

@@ -14,12 +14,12 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from metric_learn_scml import (LocalSCML, LocalSCML_Supervised,
                                MetricKNeighborsClassifier, SCML_Supervised)
-import metric_learn_scml._embedding as embedding_module
-from metric_learn_scml._embedding import KernelPCAEmbedding, _squared_distances
-import metric_learn_scml._local as local_solver
-from metric_learn_scml._local import (forward_backward, local_hinge_gradient,
+import metric_learn_scml._local as embedding_module
+from metric_learn_scml._local import (KernelPCAEmbedding, _squared_distances,
+                                      forward_backward, local_hinge_gradient,
                                       local_kkt_residual, local_objective,
                                       local_weights, oriented_pairs)
+import metric_learn_scml._local as local_solver
 from metric_learn_scml._problem import SquaredDifferences, pair_index
 from metric_learn_scml._triplets import triplets_from_labels
 

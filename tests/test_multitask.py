@@ -452,7 +452,7 @@ def test_union_basis_holds_an_element_of_several_tasks_once():
 def test_default_union_keeps_the_budget_of_four_task_bases():
     # With n_basis=None, up to four tasks get a full basis each (K = 400
     # for 4 features); eight tasks share the budget of four: 200 each.
-    from metric_learn_scml._basis import default_n_basis, task_basis_size
+    from metric_learn_scml._triplets import default_n_basis, task_basis_size
     rng = np.random.RandomState(0)
     for n_tasks, n_basis, shared, expected in (
             (4, default_n_basis(4), True, 400), (8, default_n_basis(4), True, 200),

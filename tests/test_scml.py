@@ -1109,7 +1109,7 @@ def test_triplet_diffs_basis_from_labels_as_in_metric_learn(wine_split):
     # metric-learn's SCML_Supervised accepts basis='triplet_diffs': the
     # basis of the triplet learner, on the triplets mined from the labels.
     from metric_learn_scml import SCML_SupervisedCV, scml_path
-    from metric_learn_scml._basis import triplet_basis
+    from metric_learn_scml._triplets import triplet_basis
     X_train, X_test, y_train, y_test = wine_split
     model = SCML_Supervised(basis="triplet_diffs", beta=1e-4, solver="rda",
                             random_state=0).fit(X_train, y_train)
