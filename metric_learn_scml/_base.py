@@ -3,13 +3,13 @@ r"""The estimator layer every SCML learner is built on.
 How data flows from ``fit`` to ``components_``:
 
 1. ``fit`` validates the hyper-parameters (one declarative table per class,
-   :mod:`._constraints`) and the data, and builds its problem
+   :mod:`._validation`) and the data, and builds its problem
    (:mod:`._pipelines`: ``_labels_problem`` for labels, ``_triplet_problem``
    for triplets; both take optional tasks).
 2. The problem is a value (:class:`._pipelines.Problem`): a set of points
    ``X``, index triplets into them grouped by task (``task_offsets``) and
    a basis, the user's array or the union of one generated basis per task
-   (:func:`._basis.task_basis_size`; a single task for the global and
+   (:func:`._triplets.task_basis_size`; a single task for the global and
    local models).
 3. :meth:`_SCMLEstimator._solve` runs the solver on the data at unit scale
    (:func:`._solvers.rda`, then the exact phase of :mod:`._exact` for one
@@ -19,16 +19,14 @@ How data flows from ``fit`` to ``components_``:
    local stage started from :math:`w` for SCML-Local.
 """
 
-import functools
 import warnings
 
 import numpy as np
 from metric_learn._util import ArrayIndexer
 from metric_learn.base_metric import BaseMetricLearner, MahalanobisMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import ClassifierTags, TransformerTags, check_random_state
+from sklearn.utils import TransformerTags
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
 from ._arrays import centred, largest_magnitude
 from ._defaults import EXACT_GAP_TOL
@@ -38,9 +36,9 @@ from ._problem import HingeProblem
 from ._solvers import RDAState, components_from_weights
 from ._validation import (ArrayLike, Interval, Options, PointIndexer,
                           check_metric_points, check_points,
-                          check_same_label_type, forget_fit, no_basis_error,
-                          parameter_constraints, task_labels,
-                          validate_parameters)
+                          check_same_label_type, checked_random_state,
+                          forget_fit, no_basis_error, parameter_constraints,
+                          task_labels, validate_parameters)
 
 
 # Below this gamma, RDA's first steps overshoot so far that a zero model can
@@ -56,32 +54,6 @@ SMALL_GAMMA = 1e-3
 BATCH_SCALE_RATIO = 100.0
 
 
-def checked_random_state(random_state):
-    """``check_random_state(random_state)``, with an error that names the
-    parameter."""
-    try:
-        return check_random_state(random_state)
-    except ValueError as error:
-        raise ValueError(
-            "random_state must be None, an int in 0..2**32 - 1 or a "
-            "numpy.random.RandomState, got %r (%s)." % (
-                random_state, error)) from None
-
-
-def single_threaded(fit):
-    """Run ``fit`` with BLAS and OpenMP limited to one thread.
-
-    SCML's linear algebra is many small problems (a Fisher analysis per
-    region, a mini-batch per step), where extra threads cost more than they
-    give on a busy machine.
-    """
-    @functools.wraps(fit)
-    def wrapper(*args, **kwargs):
-        with threadpool_limits(limits=1):
-            return fit(*args, **kwargs)
-    return wrapper
-
-
 def warn_batch_scale(estimator, X):
     """Warn when ``X`` (a later ``partial_fit`` batch) is at another scale
     than the batch that set the model's units."""
@@ -94,19 +66,6 @@ def warn_batch_scale(estimator, X):
             "scale with the square of the data). Scale every batch alike, "
             "for instance with a StandardScaler fitted on the first." % (
                 type(estimator).__name__, ratio), UserWarning)
-
-
-def triplet_classifier_tags(tags, target_required):
-    """``tags`` of a classifier of triplets (ordered, +1, or not, -1).
-
-    metric-learn's mixin order hides ClassifierMixin's tags, so
-    is_classifier() and classification scorers would not see one.
-    ``target_required``: whether fit takes a second argument (the tasks).
-    """
-    tags.estimator_type = "classifier"
-    tags.classifier_tags = ClassifierTags(multi_class=False)
-    tags.target_tags.required = target_required
-    return tags
 
 
 def warn_not_converged(estimator, stage=""):

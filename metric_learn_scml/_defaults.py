@@ -14,7 +14,7 @@ measurement shows to buy nothing is deleted, not moved.
 import re
 
 
-# --- Choosing beta (beta='auto'; _selection) ---------------------------------
+# --- Choosing beta (beta='auto'; _driver) ------------------------------------
 
 # beta='auto': the share of the training points held out to choose beta,
 # and the most points its path is fitted on (the loss is a mean over
@@ -59,7 +59,7 @@ ERROR_BAND = 1.0
 MIN_SCORED_POINTS = 500
 
 
-# --- The solvers (_solvers, _exact, _newton, _lp) ----------------------------
+# --- The solvers (_solvers, _exact) ------------------------------------------
 
 # solver='auto' runs the exact phase up to this many triplets (about 3,300
 # points at 3 x 10 per point, so every dataset of the paper's global table
@@ -98,7 +98,7 @@ EXACT_MIN_WORK = 2e8
 EXACT_GAP_TOL = 1e-3
 
 
-# --- The basis (_basis) ------------------------------------------------------
+# --- The basis (_triplets) ---------------------------------------------------
 
 
 # region_centres uses mini-batch k-means from this many points on (the
@@ -114,7 +114,7 @@ MINIBATCH_MIN_SAMPLES = 20_000
 MAX_ANCHORS = 50_000
 
 
-# --- SCML-Local's embedding (_embedding) -------------------------------------
+# --- SCML-Local's embedding (_local) -----------------------------------------
 
 # method='auto' uses the Nyström approximation from this many points on.
 # The exact kernel is n x n in single precision (1.6 GB at 20,000 points,
@@ -125,20 +125,12 @@ MAX_ANCHORS = 50_000
 NYSTROEM_MIN_SAMPLES = 20_000
 
 
-# --- partial_fit (_memory, _base) --------------------------------------------
+# --- partial_fit (_pipelines, _base) -----------------------------------------
 
 # The default bound of the memory: the most anchors fit itself mines
 # triplets from (beyond them it samples anchors).
 # Evidence: NOTES.md, "partial_fit at scale".
 DEFAULT_MEMORY = MAX_ANCHORS
-
-
-# --- Memory and cache (results identical for any value) ----------------------
-
-# Bytes of squared differences computed at once (table building and
-# on-the-fly distances): blocks that stay in cache, so temporaries stay
-# small whatever the basis size.
-CHUNK_BYTES = 1 << 20
 
 
 def fill(text):

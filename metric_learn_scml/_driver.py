@@ -69,10 +69,9 @@ from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         MAX_VALIDATION_POINTS, MIN_SCORED_POINTS, N_BETAS,
                         VALIDATION_FRACTION)
 from ._exact import beta_max, exact_phase
-from ._problem import (HingeProblem, SquaredDifferences, pair_index,
-                       scaled_differences, triplet_scale)
-from ._solvers import (active_columns, components_from_weights, rda,
-                       rda_state_for, rda_work)
+from ._problem import (HingeProblem, SquaredDifferences, active_columns,
+                       pair_index, scaled_differences, triplet_scale)
+from ._solvers import components_from_weights, rda, rda_state_for, rda_work
 from ._triplets import labels_basis, triplets_from_labels
 
 
@@ -362,7 +361,7 @@ class LabelledPath:
     def solve(self, betas, rda_parameters, solver, random_state):
         """:func:`~metric_learn_scml._driver.solve_path` along ``betas``:
         the weights (user's units, one row per beta) and each one's
-        :class:`~metric_learn_scml._solvers.SolverResult`."""
+        :class:`~metric_learn_scml._problem.SolverResult`."""
         results = solve_path(self.problem, betas, rda_parameters, solver,
                              random_state=random_state)
         return np.array([result.weights[0] for result in results]), results

@@ -140,8 +140,8 @@ from dataclasses import replace
 import numpy as np
 from scipy.optimize import linprog
 
-from ._problem import HingeProblem, penalty_for, triplet_scale
-from ._solvers import SolverResult, active_columns, report
+from ._problem import (HingeProblem, SolverResult, active_columns, penalty_for,
+                       report, triplet_scale)
 
 
 # An LP dual value a in [0, 1] this close to a bound is on it.

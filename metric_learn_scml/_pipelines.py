@@ -31,14 +31,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._arrays import plain
-from ._base import (checked_random_state, single_threaded,
-                    triplet_classifier_tags)
 from ._driver import PathSettings, pool_selections, select_beta
 from ._solvers import RDAState
 from ._triplets import (default_n_basis, distinct_elements, labels_basis,
                         task_basis_size, triplet_basis, triplets_from_labels)
 from ._validation import (ArrayLike, Interval, Options, check_basis_array,
-                          check_tuples, validate_supervised, validate_triplets)
+                          check_tuples, checked_random_state, single_threaded,
+                          triplet_classifier_tags, validate_supervised,
+                          validate_triplets)
 
 
 # A new basis is drawn once the points it would come from are this many
@@ -75,7 +75,7 @@ def grouped_by_task(triplets, codes, n_tasks):
 
 def basis_size(n_basis, n_features):
     """The generated basis' size: ``n_basis``, or by default
-    :func:`._basis.default_n_basis`."""
+    :func:`._triplets.default_n_basis`."""
     return default_n_basis(n_features) if n_basis is None else int(n_basis)
 
 
@@ -92,7 +92,7 @@ def path_settings(basis, n_basis, k_genuine, k_impostor, n_features, rda):
 def union_basis(basis, n_basis, n_features, build, n_tasks=1):
     """The ``basis`` array (checked), or for a generated ``basis`` the union
     of ``build(task, n_basis)`` over the tasks, each element once
-    (:func:`._basis.task_basis_size` sizes each task's share of
+    (:func:`._triplets.task_basis_size` sizes each task's share of
     ``n_basis``, None for the default)."""
     if not isinstance(basis, str):
         return check_basis_array(basis, n_features, n_basis)
@@ -205,7 +205,7 @@ class _BuildsProblems:
 
         ``incremental`` (every ``partial_fit`` call): the batch's points
         are the anchors, mined against the batch and the points remembered
-        (:mod:`._memory`), which follow the batch's in ``X``; when those
+        (:class:`PointMemory`), which follow the batch's in ``X``; when those
         have grown :data:`BASIS_GROWTH` times since the basis was drawn,
         its inactive elements are replaced by a new draw from them. The
         batch joins the memory.

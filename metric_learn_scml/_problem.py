@@ -42,6 +42,8 @@ and the exact phase its duality-gap tolerance and whether it refines its
 rounds by Newton.
 """
 
+from dataclasses import dataclass, field
+
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -299,7 +301,7 @@ class NonNegativeGroupL21:
 
     The exact phase's atoms approach the norm's cones only in the limit:
     it stops at the relative duality gap ``gap_tol``, and refines each
-    round by Newton on its structure (:mod:`._newton`).
+    round by Newton on its structure (:mod:`._exact`).
     """
 
     gap_tol = GROUP_GAP_TOL
@@ -550,3 +552,51 @@ def pair_index(triplets, task_offsets=None):
     pair_offsets = np.searchsorted(
         codes, np.arange(task_offsets.shape[0]) * n_points ** 2)
     return pairs, triplet_pairs, pair_offsets.astype(np.intp)
+
+
+@dataclass
+class SolverResult:
+    """What a solver returns.
+
+    Attributes
+    ----------
+    weights : ndarray of shape (T, K)
+        The best iterate by full objective.
+    objective : float
+        Its objective value.
+    n_iter : int
+        Stochastic iterations run.
+    converged : bool
+        Whether the stopping rule fired before ``max_iter``.
+    history : list of tuple
+        ``(iteration, objective, n_active)`` at every evaluation.
+    dual_gap : float
+        Duality gap of ``weights`` (an upper bound on its distance to the
+        optimum) where the solver certifies one, else NaN.
+    work : float
+        The exact phase's work, in the unit of its budget (simplex
+        iterations x LP block entries); NaN for the other solvers.
+    out_of_budget : bool
+        Whether the exact phase's budget ended it.
+    """
+
+    weights: np.ndarray
+    objective: float
+    n_iter: int
+    converged: bool
+    history: list = field(default_factory=list)
+    dual_gap: float = float("nan")
+    state: object = None
+    work: float = float("nan")
+    out_of_budget: bool = False
+
+
+def report(name, verbose, message):
+    """A line of the ``verbose`` progress table."""
+    if verbose:
+        print("[%s] %s" % (name, message))
+
+
+def active_columns(weights):
+    """The active elements of ``W`` (T x K): columns with a non-zero entry."""
+    return int(np.count_nonzero(weights.any(axis=0)))

@@ -25,14 +25,15 @@ whose closed form, column by column, with
 """
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 
 from ._arrays import chunk_rows
-from ._problem import HingeProblem, penalty_for, triplet_scale
+from ._problem import (HingeProblem, SolverResult, active_columns, penalty_for,
+                       report, triplet_scale)
 
 
 # Above OBJECTIVE_SAMPLE_ABOVE triplets (about 33,000 points at 30 triplets
@@ -43,42 +44,6 @@ from ._problem import HingeProblem, penalty_for, triplet_scale
 # Evidence: NOTES.md, "Scale (issue 14)".
 OBJECTIVE_SAMPLE_ABOVE = 1_000_000
 OBJECTIVE_SAMPLE = 200_000
-
-@dataclass
-class SolverResult:
-    """What a solver returns.
-
-    Attributes
-    ----------
-    weights : ndarray of shape (T, K)
-        The best iterate by full objective.
-    objective : float
-        Its objective value.
-    n_iter : int
-        Stochastic iterations run.
-    converged : bool
-        Whether the stopping rule fired before ``max_iter``.
-    history : list of tuple
-        ``(iteration, objective, n_active)`` at every evaluation.
-    dual_gap : float
-        Duality gap of ``weights`` (an upper bound on its distance to the
-        optimum) where the solver certifies one, else NaN.
-    work : float
-        The exact phase's work, in the unit of its budget (simplex
-        iterations x LP block entries); NaN for the other solvers.
-    out_of_budget : bool
-        Whether the exact phase's budget ended it.
-    """
-
-    weights: np.ndarray
-    objective: float
-    n_iter: int
-    converged: bool
-    history: list = field(default_factory=list)
-    dual_gap: float = float("nan")
-    state: object = None
-    work: float = float("nan")
-    out_of_budget: bool = False
 
 
 @dataclass
@@ -99,12 +64,6 @@ class RDAState:
     mean_gradient: np.ndarray
     iteration: int
     scale: float
-
-
-def report(name, verbose, message):
-    """A line of the ``verbose`` progress table."""
-    if verbose:
-        print("[%s] %s" % (name, message))
 
 
 class Monitor:
@@ -221,8 +180,8 @@ def triplet_vectors(differences, triplet_pairs, draws):
 
     ``draws`` has shape ``(n_steps,) + shape`` (rows of ``triplet_pairs``);
     yields one ``shape + (K,)`` array per step. The rows of several steps
-    are gathered at once (about :data:`~metric_learn_scml._arrays.CHUNK_BYTES`
-    of them): one gather of many rows costs much less than many of few.
+    are gathered at once (a megabyte of them,
+    :func:`~metric_learn_scml._arrays.chunk_rows`): one gather of many rows costs much less than many of few.
     """
     per_step = max(1, int(np.prod(draws.shape[1:])))
     steps = max(1, chunk_rows(differences.n_features) // per_step)
@@ -475,11 +434,6 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
         result.state = RDAState(mean_gradient, int(n_iter[row]), scale)
         results.append(result)
     return results if np.ndim(beta) else results[0]
-
-
-def active_columns(weights):
-    """The active elements of ``W`` (T x K): columns with a non-zero entry."""
-    return int(np.count_nonzero(weights.any(axis=0)))
 
 
 def components_from_weights(weights, basis, n_components=None):

@@ -1,14 +1,11 @@
-"""Validation of inputs, shared by every estimator (the hyper-parameters'
-constraints are :mod:`._constraints`').
+"""Validation of inputs and of hyper-parameters, shared by every estimator.
 
 Inputs (points, labels, triplets, tasks) go through scikit-learn's
 ``validate_data`` and metric-learn's ``check_input``, plus the checks of
 what SCML in particular cannot learn from; every error names the argument
 and the fix.
 
-Declarative constraints of the estimators' hyper-parameters.
-
-Each estimator class holds a ``_parameter_constraints`` table (as
+**Hyper-parameters.** Each estimator class holds a ``_parameter_constraints`` table (as
 scikit-learn's estimators do), ``{name: [constraint, ...]}``;
 :func:`parameter_constraints` merges the tables along the class hierarchy,
 and :func:`validate_parameters` checks a mapping of values against them in
@@ -17,6 +14,7 @@ it. The constraint classes are the package's own (scikit-learn's live in a
 private module that changes between releases).
 """
 
+import functools
 import numbers
 import warnings
 from collections.abc import Iterable
@@ -25,9 +23,11 @@ import numpy as np
 from metric_learn._util import ArrayIndexer, check_input
 from metric_learn.exceptions import PreprocessorError
 from scipy.sparse import issparse
-from sklearn.utils import check_array, check_X_y
+from sklearn.utils import (ClassifierTags, check_array, check_random_state,
+                           check_X_y)
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
+from threadpoolctl import threadpool_limits
 
 from ._arrays import (binary_scales, chunk_rows, distinct_rows,
                       largest_magnitude, plain, triplets_to_indices)
@@ -756,3 +756,42 @@ def validate_value(name, value, constraints):
             raise InvalidParameterError("%s=%r is not supported: use %s." % (
                 name, value, " or ".join(c.describe() for c in kinds)))
         raise InvalidParameterError(errors[0])
+
+
+def checked_random_state(random_state):
+    """``check_random_state(random_state)``, with an error that names the
+    parameter."""
+    try:
+        return check_random_state(random_state)
+    except ValueError as error:
+        raise ValueError(
+            "random_state must be None, an int in 0..2**32 - 1 or a "
+            "numpy.random.RandomState, got %r (%s)." % (
+                random_state, error)) from None
+
+
+def single_threaded(fit):
+    """Run ``fit`` with BLAS and OpenMP limited to one thread.
+
+    SCML's linear algebra is many small problems (a Fisher analysis per
+    region, a mini-batch per step), where extra threads cost more than they
+    give on a busy machine.
+    """
+    @functools.wraps(fit)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1):
+            return fit(*args, **kwargs)
+    return wrapper
+
+
+def triplet_classifier_tags(tags, target_required):
+    """``tags`` of a classifier of triplets (ordered, +1, or not, -1).
+
+    metric-learn's mixin order hides ClassifierMixin's tags, so
+    is_classifier() and classification scorers would not see one.
+    ``target_required``: whether fit takes a second argument (the tasks).
+    """
+    tags.estimator_type = "classifier"
+    tags.classifier_tags = ClassifierTags(multi_class=False)
+    tags.target_tags.required = target_required
+    return tags

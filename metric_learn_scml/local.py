@@ -42,8 +42,7 @@ from ._local import (KernelPCAEmbedding, forward_backward, local_kkt_residual,
                      local_objective, local_pairwise_distances, local_weights,
                      oriented_pairs)
 from ._pipelines import _FromLabels, _FromTriplets
-from ._problem import pair_index, scaled_differences
-from ._solvers import report
+from ._problem import pair_index, report, scaled_differences
 from ._validation import (Interval, Options, check_index_triplets,
                           check_metric_points, check_tuples, warn_score_pairs)
 

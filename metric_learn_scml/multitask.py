@@ -36,13 +36,13 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._arrays import plain
-from ._base import (_LinearMetric, _MetricLearner, _SCMLEstimator,
-                    single_threaded, triplet_classifier_tags)
+from ._base import _LinearMetric, _MetricLearner, _SCMLEstimator
 from ._defaults import DEFAULT_MEMORY, fill
 from ._pipelines import _BuildsProblems, _IncrementalFromLabels
 from ._solvers import components_from_weights
 from ._validation import (Interval, Options, checked_input, require_tasks,
-                          task_codes, warn_score_pairs)
+                          single_threaded, task_codes, triplet_classifier_tags,
+                          warn_score_pairs)
 
 
 class _BaseMultiTaskSCML(_SCMLEstimator):

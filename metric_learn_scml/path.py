@@ -20,15 +20,14 @@ from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, check_cv
 
-from ._base import checked_random_state, single_threaded
 from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, EXACT_GAP_TOL
 from ._driver import (BetaSelection, LabelledPath, best_beta, beta_grid,
                       path_basis, path_scores)
 from ._pipelines import path_settings
 from ._validation import (HasMethods, Interval, IterableOf,
-                          parameter_constraints, plain,
-                          validate_labelled_points, validate_parameters,
-                          validate_value)
+                          checked_random_state, parameter_constraints, plain,
+                          single_threaded, validate_labelled_points,
+                          validate_parameters, validate_value)
 from .scml import SCML_Supervised
 
 

@@ -25,11 +25,11 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._base import _LinearMetric, _SCMLEstimator, single_threaded
+from ._base import _LinearMetric, _SCMLEstimator
 from ._defaults import DEFAULT_MEMORY, fill
 from ._pipelines import _IncrementalFromLabels, _IncrementalFromTriplets
 from ._validation import (Interval, Options, check_pair_labels, check_tuples,
-                          checked_input, is_pairs)
+                          checked_input, is_pairs, single_threaded)
 
 
 class _PairsAndTriplets(_IncrementalFromTriplets):

@@ -48,6 +48,29 @@ def test_no_import_cycle():
         visit(module, [])
 
 
+def longest_import_chain(graph):
+    """The longest chain of package modules each importing the next."""
+    graph = {module: found & set(graph) for module, found in graph.items()}
+    chains = {}
+
+    def chain(module):
+        if module not in chains:
+            chains[module] = [module] + max(
+                (chain(dependency) for dependency in graph[module]),
+                key=len, default=[])
+        return chains[module]
+    return max((chain(module) for module in graph), key=len)
+
+
+def test_the_default_path_is_at_most_seven_imports_deep():
+    # The package is read from the top (__init__, an estimator) down to the
+    # maths; a newcomer follows at most seven imports to reach the bottom.
+    assert longest_import_chain({"a": {"b"}, "b": {"c"}, "c": set()}) == [
+        "a", "b", "c"]
+    chain = longest_import_chain(imports())
+    assert len(chain) - 1 <= 7, " -> ".join(chain)
+
+
 def test_layers_import_only_downwards():
     graph = imports()
     assert MATHS | BASE <= set(graph)
