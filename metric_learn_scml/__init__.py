@@ -14,7 +14,8 @@ from ._triplets import triplets_from_labels
 from .local import LocalSCML, LocalSCML_Supervised
 from .multitask import MultiTaskSCML, MultiTaskSCML_Supervised
 from .neighbors import MetricKNeighborsClassifier, knn_scorer
-from .path import SCML_SupervisedCV, scml_path
+from .path import scml_path
+from .scml import SCML_SupervisedCV
 from .scml import SCML, SCML_Supervised
 
 

@@ -1,34 +1,33 @@
-r"""The regularisation path of SCML-Global and the cross-validated learner.
+r"""The regularisation path of SCML-Global, and the folds of its CV learner.
 
 :func:`scml_path` follows scikit-learn's ``lasso_path``: the exact optima
 for a decreasing grid of :math:`\beta`, each warm-started from RDA's
 iterate or the last optimum, with their duality gaps, on the driver that a
 fit runs at one point (:func:`metric_learn_scml._driver.solve_path`).
-:class:`SCML_SupervisedCV` follows ``LassoCV``: the grid is relative to
-:math:`\beta_{\max}` of the whole training set, the training part of every
-split of ``cv`` is fitted along it and scored by the 3-NN error of its test
-part, and the model is refitted on all the points at the best
-:math:`\beta`.
+:class:`~metric_learn_scml.SCML_SupervisedCV` follows ``LassoCV``: the grid
+is relative to :math:`\beta_{\max}` of the whole training set, the training
+part of every split of ``cv`` (:func:`cv_splits`, here) is fitted along it
+and scored by the 3-NN error of its test part, and the model is refitted on
+all the points at the best :math:`\beta`. It lives in :mod:`.scml`, beside
+the learner it refits, as ``LassoCV`` beside ``Lasso``: the path sits
+below the estimators.
 """
 
-import functools
 import numbers
 import warnings
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, check_cv
 
-from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, EXACT_GAP_TOL
-from ._driver import (BetaSelection, LabelledPath, best_beta, beta_grid,
-                      path_basis, path_scores)
-from ._pipelines import path_settings
-from ._validation import (HasMethods, Interval, IterableOf,
-                          checked_random_state, parameter_constraints, plain,
-                          single_threaded, validate_labelled_points,
-                          validate_parameters, validate_value)
-from .scml import SCML_Supervised
+from ._defaults import BETA_RATIO_HIGH, EXACT_GAP_TOL
+from ._base import _SCMLEstimator
+from ._driver import LabelledPath, beta_grid, path_basis
+from ._pipelines import _FromLabels, path_settings
+from ._validation import (Interval, checked_random_state,
+                          parameter_constraints, plain,
+                          validate_labelled_points, validate_parameters,
+                          validate_value)
 
 
 # The grid parameters shared by scml_path and SCML_SupervisedCV.
@@ -121,7 +120,10 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
         validate_value(name, value, GRID_CONSTRAINTS[name])
     if betas is not None:
         betas = check_betas(betas)
-    constraints = parameter_constraints(SCML_Supervised)
+    # (SCML_Supervised's: the estimators' table of n_basis, the labelled
+    # learners' of the rest.)
+    constraints = {**parameter_constraints(_SCMLEstimator),
+                   **_FromLabels._parameter_constraints}
     given = dict(basis=basis, n_basis=n_basis, k_genuine=k_genuine,
                  k_impostor=k_impostor)
     validate_parameters({name: constraints[name] for name in given}, given)
@@ -260,206 +262,3 @@ def split_part(part, kind, number, y):
     return np.sort(indices)
 
 
-class SCML_SupervisedCV(SCML_Supervised):
-    r"""SCML_Supervised with beta chosen by cross-validation (like LassoCV).
-
-    The grid is ``n_betas`` values from ``10**-0.5`` to ``eps`` times
-    ``beta_max`` of the whole training set (the smallest beta that keeps no
-    element), unless ``betas`` is given. Each split of ``cv`` (by default
-    three stratified folds) builds its basis and triplets from its training
-    part, fits the grid by RDA, and scores each value by the 3-NN error of
-    its test part; among the values whose mean error is within half a
-    standard error of the least, the least mean error on held-out triplets
-    wins (then the larger beta), as for ``beta='auto'``. The model is then
-    fitted on all the points at that value, as
-    ``SCML_Supervised(beta=beta_)`` with the same ``random_state`` fits it
-    (the certified optimum at that beta).
-
-    Parameters
-    ----------
-    betas : array-like, default=None
-    n_betas : int, default=7
-    eps : float, default=1e-5
-        The smallest value of the grid over ``beta_max``, in
-        ``(0, 10**-0.5]``.
-    cv : int, cross-validation splitter or iterable, default=3
-        The splits that score each beta, as in ``LassoCV``:
-
-        - an int: the number of stratified folds, shuffled with a seed drawn
-          from ``random_state`` (at least 2, and at most the number of
-          points of the smallest class);
-        - a splitter, an object with ``split`` and ``get_n_splits`` such as
-          ``KFold(5)``, ``StratifiedKFold`` or ``GroupKFold`` (whose groups
-          are given to :meth:`fit`), used as given;
-        - an iterable of ``(train, test)`` pairs of index arrays into the
-          points given to :meth:`fit`, used as given (so not inside a
-          search that fits on subsets: give a splitter there). A generator
-          is consumed by the first fit: give a list to fit or clone again.
-
-        Every training part needs points of two classes or more.
-    n_jobs : int, default=None
-        Splits of ``cv`` fitted in parallel (joblib).
-    k_genuine, k_impostor, basis, n_basis, gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, partial_fit_memory, verbose, preprocessor, random_state, n_components
-        As in :class:`~metric_learn_scml.SCML_Supervised` (the refit uses
-        them all; the folds use all but ``solver``).
-
-    Attributes
-    ----------
-    beta_ : float
-        The chosen beta.
-    betas_ : ndarray of shape (n_betas,)
-    error_path_, triplet_error_path_ : ndarray of shape (n_betas, n_splits)
-        Held-out 3-NN error and triplet error (fractions) of each beta on
-        the test part of each split of ``cv``.
-    beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
-        ``betas_`` and the means of ``error_path_`` and
-        ``triplet_error_path_`` over the splits (as
-        ``SCML_Supervised(beta='auto')`` names them).
-    euclidean_fallback_ : bool
-        Whether the model is the Euclidean metric (the coordinate axes,
-        each of weight one), as ``SCML_Supervised(beta='auto')`` returns it
-        where the chosen beta keeps no element or the learned metric maps
-        distinct training points onto one. (The folds do not score the
-        Euclidean metric itself.)
-    components_, weights_, basis_, n_active_basis_, dual_gap_, n_iter_, objective_, objective_history_, n_features_in_
-        Those of the refit, as in
-        :class:`~metric_learn_scml.SCML_Supervised`.
-
-    See Also
-    --------
-    metric_learn_scml.knn_scorer : to tune ``SCML_Supervised`` with
-        ``GridSearchCV`` or score it with ``cross_val_score`` instead, as
-        ``scoring=knn_scorer`` with ``cv=StratifiedKFold(n_splits,
-        shuffle=True)``: for a transformer ``cv=int`` is unshuffled
-        ``KFold``, whose folds hold one class on data sorted by class.
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_wine
-    >>> from sklearn.preprocessing import StandardScaler
-    >>> from metric_learn_scml import SCML_SupervisedCV
-    >>> X, y = load_wine(return_X_y=True)
-    >>> X = StandardScaler().fit_transform(X)
-    >>> model = SCML_SupervisedCV(cv=3, random_state=0).fit(X, y)
-    >>> model.error_path_.shape
-    (7, 3)
-    >>> bool(model.beta_ in model.betas_)
-    True
-    """
-
-    # Not a parameter: chosen by cross-validation, as alpha in LassoCV.
-    beta = "auto"
-
-    def __init__(self, betas=None, n_betas=7, eps=1e-5, cv=3, n_jobs=None,
-                 k_genuine=3, k_impostor=10, basis="lda", n_basis=None,
-                 gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
-                 tol=1e-3, n_iter_no_change=4, solver="auto",
-                 partial_fit_memory=DEFAULT_MEMORY,
-                 verbose=False, preprocessor=None, random_state=None,
-                 n_components=None):
-        self.betas = betas
-        self.n_betas = n_betas
-        self.eps = eps
-        self.cv = cv
-        self.n_jobs = n_jobs
-        self.k_genuine = k_genuine
-        self.k_impostor = k_impostor
-        self.basis = basis
-        self.n_basis = n_basis
-        self.gamma = gamma
-        self.max_iter = max_iter
-        self.output_iter = output_iter
-        self.batch_size = batch_size
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.solver = solver
-        self.partial_fit_memory = partial_fit_memory
-        self.verbose = verbose
-        self.preprocessor = preprocessor
-        self.random_state = random_state
-        self.n_components = n_components
-
-    _parameter_constraints = {
-        **GRID_CONSTRAINTS,
-        "cv": [Interval("int", low=2),
-               HasMethods("split", "get_n_splits",
-                          what="a cross-validation splitter"),
-               IterableOf("(train, test) index arrays")],
-        "n_jobs": [Interval("int"), None],
-    }
-
-    def _check_params(self):
-        super()._check_params()
-        if self.betas is not None:
-            check_betas(self.betas)
-        if self.n_jobs == 0:
-            raise ValueError(
-                "n_jobs=0 runs no job: give None or 1 (one job), a number of "
-                "jobs, or -1 (one per core), as in scikit-learn.")
-
-    @single_threaded
-    def fit(self, X, y, groups=None):
-        """Choose beta by cross-validation, then fit the metric on all points.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training points (or 1-D indices with a ``preprocessor``).
-        y : array-like of shape (n_samples,)
-            Class labels, at least two classes.
-        groups : array-like of shape (n_samples,), default=None
-            Group labels of the points, for a ``cv`` splitter that takes
-            them (such as ``GroupKFold``); an int or an iterable ``cv``
-            ignores them.
-
-        Returns
-        -------
-        self
-        """
-        self._start_fit()
-        return self._fit_problem(*self._labels_problem(
-            X, y, choose=functools.partial(self._cross_validate,
-                                           groups=groups)))
-
-    def _cross_validate(self, X, y, groups=None):
-        """Cross-validate the grid on the points ``X``; set ``betas_`` and
-        ``error_path_``, and return the choice as a ``BetaSelection``."""
-        # The int folds' seed is drawn whatever cv is, so that the draws
-        # after it (the basis, each split's seed) match for the same splits.
-        rng = self._selection_random_state()
-        splits = cv_splits(self.cv, X, y, groups, rng.randint(2 ** 31))
-        settings = self._path_settings(X.shape[1])
-        if self.betas is None:
-            path = LabelledPath(X, y, path_basis(settings, X, y, rng),
-                                self.k_genuine, self.k_impostor, rng)
-            if not path.beta_max() > 0:
-                warn_no_order(type(self).__name__)
-            betas = beta_grid(path.beta_max(), self.n_betas,
-                              BETA_RATIO_HIGH, self.eps)
-        else:
-            betas = check_betas(self.betas)
-        seeds = rng.randint(2 ** 31, size=len(splits))
-        scores = Parallel(n_jobs=self.n_jobs)(
-            delayed(single_threaded(path_scores))(
-                X, y, fit, held, settings, betas, seed)
-            for (fit, held), seed in zip(splits, seeds))
-        if any(score is None for score in scores):
-            raise ValueError(
-                "A training part of cv gives %s no basis element (constant "
-                "features on it): use fewer folds, or larger training "
-                "parts." % type(self).__name__)
-        self.betas_ = betas
-        self.error_path_ = np.column_stack([score[1] for score in scores])
-        self.triplet_error_path_ = np.column_stack(
-            [score[2] for score in scores])
-        errors = self.error_path_.mean(axis=1)
-        triplet_errors = self.triplet_error_path_.mean(axis=1)
-        # The spread of the mean error is that of the points behind it,
-        # each counted once (all of them for k folds; a point scored in
-        # several splits brings no new evidence).
-        n_scored = np.unique(np.concatenate([held for _, held in splits]
-                                            )).shape[0]
-        mistakes = np.hstack([score[3] for score in scores])
-        return BetaSelection(
-            best_beta(betas, mistakes), betas, errors, triplet_errors, False,
-            float("nan"), n_scored, mistakes=mistakes)
