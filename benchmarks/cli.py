@@ -28,7 +28,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from . import (basis_size, breadth, budget, compare, fingerprint, global_table, local, memory,
-               multitask, pairs, report, scale, shipped)
+               multitask, pairs, report, scale, shape, shipped)
 from .data import DEFAULT_PREPROCESSING, PREPROCESSINGS, SHIPPED
 from .protocol import UnknownNameError
 from .results import (RESULTS_DIR, SUMMARY_COLUMNS, keep_summaries, merge_records,
@@ -290,6 +290,11 @@ def run_fingerprint(args, progress):
     show("fingerprint", fingerprint.table(rows).splitlines())
 
 
+def run_shape(args, progress):
+    rows = shape.run(progress=lambda line: print(line, file=sys.stderr, flush=True))
+    show("shape", shape.table(rows).splitlines())
+
+
 def run_compare(args, progress):
     """The user's own data: the table on stdout, the records and the plot in ``--out``."""
     names = args.learners or list(compare.DEFAULT_LEARNERS)
@@ -425,6 +430,8 @@ TABLES = {
                              "(--data FILE)"),
     "fingerprint": (run_fingerprint, "a hash of 16 fits' weights on wine: compare two commits "
                                      "on one machine (behaviour-neutral changes)"),
+    "shape": (run_shape, "the package's code lines, modules, import depth and the default "
+                         "fit's functions and decision points (no fit to compare)"),
     "memory": (run_memory, "peak memory of our fits on Letters (run after a full global)"),
     "basis-size": (run_basis_size, "error and active elements against n_basis on Segment"),
     "report": (run_report, "rebuild the results page from --out's CSV files, and check them"),

@@ -797,3 +797,20 @@ def test_fingerprint_rows_are_labelled_and_hashes_tell_arrays_apart():
     assert one != fingerprint.digest(np.eye(2), [0.5 + 1e-12])
     text = fingerprint.table([{"fit": "SCML()", "hash": one, "active": 3}])
     assert "| SCML() | %s | 3 |" % one in text and "active elements" in text
+
+
+def test_shape_counts_code_lines_and_follows_the_longest_import_chain():
+    from benchmarks import shape
+
+    source = ('"""A module docstring\nof two lines."""\n\n# a comment\n'
+              'x = (1,\n     2)\n\n\ndef f():\n    """Doc."""\n'
+              '    return x  # why\n')
+    # x's two lines, the def and the return
+    assert shape.code_lines(source) == 4
+    graph = {"a": {"b", "c"}, "b": {"c"}, "c": {"d"}, "d": set()}
+    assert shape.longest_chain(graph) == ["a", "b", "c", "d"]
+    package = shape.imports()
+    assert "_driver" in package["_base"] and "scml" not in package["path"]
+    text = shape.table([("modules", "18")])
+    assert text.splitlines()[0] == "| measure of the package | value |"
+    assert "| modules | 18 |" in text

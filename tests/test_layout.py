@@ -7,26 +7,12 @@ from pathlib import Path
 import pytest
 
 import metric_learn_scml
+from benchmarks.shape import imports, longest_chain
 
 PACKAGE = Path(metric_learn_scml.__file__).parent
 MATHS = {"_arrays", "_triplets", "_problem", "_driver", "_solvers", "_local",
          "_exact", "_defaults"}
 BASE = {"_validation", "_base", "_pipelines"}
-
-
-def imports():
-    """Each module of the package and the package modules it imports."""
-    graph = {}
-    for path in PACKAGE.glob("*.py"):
-        found = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                if node.module:
-                    found.add(node.module.split(".")[0])
-                else:
-                    found.update(alias.name for alias in node.names)
-        graph[path.stem] = found
-    return graph
 
 
 def test_no_import_cycle():
@@ -48,26 +34,12 @@ def test_no_import_cycle():
         visit(module, [])
 
 
-def longest_import_chain(graph):
-    """The longest chain of package modules each importing the next."""
-    graph = {module: found & set(graph) for module, found in graph.items()}
-    chains = {}
-
-    def chain(module):
-        if module not in chains:
-            chains[module] = [module] + max(
-                (chain(dependency) for dependency in graph[module]),
-                key=len, default=[])
-        return chains[module]
-    return max((chain(module) for module in graph), key=len)
-
-
 def test_the_default_path_is_at_most_seven_imports_deep():
     # The package is read from the top (__init__, an estimator) down to the
     # maths; a newcomer follows at most seven imports to reach the bottom.
-    assert longest_import_chain({"a": {"b"}, "b": {"c"}, "c": set()}) == [
+    assert longest_chain({"a": {"b"}, "b": {"c"}, "c": set()}) == [
         "a", "b", "c"]
-    chain = longest_import_chain(imports())
+    chain = longest_chain(imports())
     assert len(chain) - 1 <= 7, " -> ".join(chain)
 
 
