@@ -455,11 +455,6 @@ class Atoms:
         self.directions = np.hstack([self.directions, directions[:, new]])
         return n_new
 
-    def remove(self, drop):
-        """Remove the atoms at the positions where ``drop`` is True."""
-        self.columns = self.columns[~drop]
-        self.directions = self.directions[:, ~drop]
-
     def block(self, problem, ids, atoms=slice(None)):
         """The rows of triplets ``ids`` on the ``atoms``: :math:`d_t g_{ck}`."""
         columns, directions = self.columns[atoms], self.directions[:, atoms]

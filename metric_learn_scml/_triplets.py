@@ -1,4 +1,4 @@
-"""Triplet constraints: built from labels, or checked when given.
+r"""Triplet constraints: built from labels, or checked when given.
 
 A triplet ``(i, j, k)`` of indices into a data matrix ``X`` states that
 ``x_j`` should be closer to ``x_i`` than ``x_k`` is. The supervised learners
