@@ -204,7 +204,8 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
             budget = (max(EXACT_WORK_RATIO * work, EXACT_MIN_WORK)
                       if solver == "auto" else None)
             result = exact_phase(differences, triplet_pairs, task_offsets,
-                                 start, beta, verbose, name, budget=budget)
+                                 start, beta, random_state, verbose, name,
+                                 budget=budget)
             relative_gap = result.dual_gap / max(result.objective, 1e-300)
             facts.update(active=active_columns(result.weights),
                          work=result.work, relative_duality_gap=relative_gap,

@@ -141,7 +141,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from ._problem import (HingeProblem, SolverResult, active_columns, penalty_for,
-                       report)
+                       report, triplet_scale)
 
 
 # An LP dual value a in [0, 1] this close to a bound is on it.
@@ -336,12 +336,11 @@ def price(atoms, gradient, beta):
 
 
 def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
-                verbose=False, name="SCML", budget=None):
+                random_state=None, verbose=False, name="SCML", budget=None):
     r"""Take an RDA result to the exact optimum on its basis.
 
-    :func:`exact_weights` from RDA's weights, in the units RDA stepped in
-    (its state's ``scale``, :func:`~metric_learn_scml._problem.triplet_scale`
-    drawn once per fit), at one task to the
+    :func:`exact_weights` from RDA's weights, in the rescaled units of
+    :func:`~metric_learn_scml._problem.triplet_scale`, at one task to the
     end of its loop, at several to a relative duality gap of
     ``gap_tol`` of its penalty (:func:`._problem.penalty_for`).
 
@@ -353,10 +352,12 @@ def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
         Grouped by task.
     task_offsets : ndarray of shape (T + 1,)
     result : SolverResult
-        The RDA result (``weights`` of shape (T, K), and its ``state``); it
-        chooses the first working set.
+        The RDA result (``weights`` of shape (T, K)); it chooses the first
+        working set.
     beta : float
         In the units of ``differences``, as given to RDA.
+    random_state : RandomState
+        For the sample that sets the units.
     verbose : bool
     name : str
         Prefix of the progress lines.
@@ -374,7 +375,7 @@ def exact_phase(differences, triplet_pairs, task_offsets, result, beta,
         appended at RDA's last iteration. If the LP solver fails, RDA's
         result with its duality gap.
     """
-    scale = result.state.scale
+    scale = triplet_scale(differences, triplet_pairs, random_state)
     history = list(result.history)
     weights = result.weights * scale
     n_tasks = weights.shape[0]

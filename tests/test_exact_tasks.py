@@ -222,7 +222,8 @@ def test_phase_takes_rda_to_the_optimum_in_the_callers_units():
     beta = 0.05 * beta_max(matrices)
     result = rda(differences, triplet_pairs, offsets, beta, max_iter=500,
                  random_state=0)
-    exact = group_phase(problem, result, beta)
+    exact = group_phase(problem, result, beta,
+                        random_state=np.random.RandomState(0))
     optimum = solve(problem, beta)[0]
     assert exact.objective == pytest.approx(primal(matrices, optimum, beta),
                                             rel=1e-6)
