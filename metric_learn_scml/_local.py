@@ -1,4 +1,4 @@
-r"""SCML-Local's solver: stochastic forward-backward splitting.
+r"""SCML-Local's maths: the kernel PCA embedding and forward-backward.
 
 SCML-Local (Shi, Bellet and Sha, 2014, section "Local metric learning")
 gives every point :math:`x` its own weights :math:`w_x = (A^T z_x + c)^2`
@@ -8,9 +8,8 @@ penalty is :math:`\beta` times the sum of the column norms of
 :math:`\tilde A = [A; c]`. The model is in :mod:`metric_learn_scml.local`;
 its maths is here.
 
-Kernel PCA embedding of the points, the input of SCML-Local's weights.
-
-SCML-Local (Shi, Bellet and Sha, AAAI 2014, section "Local Metric
+**The kernel PCA embedding of the points**, the input of SCML-Local's
+weights. SCML-Local (Shi, Bellet and Sha, AAAI 2014, section "Local Metric
 Learning", footnote on the embedding) gives every point :math:`x` the
 weights :math:`w_x = (A^T z_x + c)^2` of a kernel PCA embedding
 :math:`z_x \in \mathbb{R}^{D'}` with the RBF kernel

@@ -10,9 +10,8 @@ encodes the tasks, assigns the choice of beta and keeps what
 :class:`_FromTriplets` and their incremental forms give each learner its
 ``fit`` (and ``partial_fit``), and :class:`._base._SCMLEstimator` solves.
 
-The bounded memory of ``partial_fit`` from labels (beyond the paper).
-
-Two things ``fit`` has and a stream of batches lacks (issue 29): triplets
+**The bounded memory of** ``partial_fit`` **from labels** (beyond the
+paper). Two things ``fit`` has and a stream of batches lacks (issue 29): triplets
 whose targets and impostors are the nearest among all the points, and a
 basis drawn from all of them (Fisher neighbourhoods of ``J`` points per
 class are more local on denser data). ``partial_fit`` keeps a uniform

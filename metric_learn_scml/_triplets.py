@@ -1,4 +1,5 @@
-r"""Triplet constraints: built from labels, or checked when given.
+r"""Triplet constraints (built from labels, or checked when given) and the
+basis elements drawn from them.
 
 A triplet ``(i, j, k)`` of indices into a data matrix ``X`` states that
 ``x_j`` should be closer to ``x_i`` than ``x_k`` is. The supervised learners
@@ -19,8 +20,7 @@ beyond the paper, which mines every point: the solver draws at most
 :data:`MAX_ANCHORS` anchors give, so more anchors only cost search time,
 which then grows as ``n * MAX_ANCHORS`` rather than ``n^2``.
 
-Basis sets: the rank-one "locally discriminative" elements of SCML.
-
+**Basis sets**: the rank-one "locally discriminative" elements of SCML.
 Every SCML metric is a non-negative combination
 :math:`M = \sum_k w_k b_k b_k^T` of the rows :math:`b_k` of a basis
 :math:`B` (``n_basis x n_features``, unit-norm rows). The paper (Shi, Bellet

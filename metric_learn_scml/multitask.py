@@ -22,9 +22,8 @@ their own weights. The solver is the regularized dual averaging of
 soft-threshold; each iteration draws a mini-batch from every task, so a
 small task weighs in the gradient as it does in the objective.
 
-One task's metric of mt-SCML as a plain metric-learn estimator (what
-``for_task`` returns; public as
-:class:`metric_learn_scml.multitask.TaskMetric`).
+:class:`TaskMetric` is one task's metric as a plain metric-learn
+estimator (what ``for_task`` returns).
 """
 
 import warnings

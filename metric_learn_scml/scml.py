@@ -12,10 +12,12 @@ section "Global Metric Learning". Given a basis :math:`B` of unit rows
 
 by regularized dual averaging (:mod:`metric_learn_scml._solvers`).
 
-SCML's pairs: independent pairs as quadruplets, and metric-learn's
-pair-classifier interface (:class:`_PairsAndTriplets`).
-
-Split from :mod:`._pipelines`, whose triplet learner it extends.
+:class:`SCML` also learns from metric-learn's labelled pairs, independent
+ones as quadruplets, and is then a pair classifier
+(:class:`_PairsAndTriplets`, on the triplet learner of :mod:`._pipelines`).
+:class:`SCML_SupervisedCV` is :class:`SCML_Supervised` with beta chosen by
+cross-validation on the path (:mod:`.path`), as ``LassoCV`` beside
+``Lasso``.
 """
 
 import functools
