@@ -12,9 +12,10 @@ from metric_learn_scml._triplets import (REGION_BLOCK_ELEMENTS, RIDGE,
                                          default_n_basis,
                                          discriminant_directions,
                                          distinct_elements, lda_basis,
-                                         ledoit_wolf_shrinkage as ledoit_wolf_shrinkage_batch,
                                          region_blocks, triplet_basis,
                                          triplets_from_labels)
+from metric_learn_scml._triplets import \
+    ledoit_wolf_shrinkage as ledoit_wolf_shrinkage_batch
 
 
 @pytest.mark.parametrize("n_rows", [40, 3])   # direct and Woodbury paths
@@ -251,7 +252,7 @@ def test_discriminant_directions_solve_the_generalised_problem(
     # either form; both give scipy's leading directions (up to sign).
     from scipy.linalg import eigh
     from metric_learn_scml._triplets import (RIDGE, discriminant_directions,
-                                          ledoit_wolf_shrinkage)
+                                             ledoit_wolf_shrinkage)
     rng = np.random.RandomState(n_columns)
     # Anisotropic within scatter, so that the shrinkage stays below 1.
     rows = rng.randn(3, n_rows, n_features) * np.geomspace(0.1, 3, n_features)

@@ -11,8 +11,8 @@ from sklearn.datasets import make_blobs
 
 import metric_learn_scml._local as embedding_module
 from metric_learn_scml._local import (NYSTROEM_MIN_SAMPLES,
-                                          KernelPCAEmbedding,
-                                          _squared_distances)
+                                      KernelPCAEmbedding,
+                                      _squared_distances)
 
 
 def captured_variance(Z, W):
