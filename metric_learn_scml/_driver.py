@@ -189,15 +189,16 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
                 "values are far larger than those the model was fitted on. "
                 "Scale every batch alike (for instance with a StandardScaler "
                 "fitted on the first)." % name)
-    results, previous = [], None
+    results, previous, objective = [], None, None
     for beta, run, work in zip(betas * square, runs, works):
         if not runs_exact_phase(solver, triplet_pairs.shape[0], beta):
             results.append(run)
             continue
         start = run
         if previous is not None:
-            objective = HingeProblem(differences, triplet_pairs,
-                                     task_offsets).objective
+            # (Built once, where a second exact phase first needs it.)
+            objective = objective or HingeProblem(
+                differences, triplet_pairs, task_offsets).objective
             if objective(previous, beta) < objective(run.weights, beta):
                 start = replace(run, weights=previous)
         with log.stage("exact phase") as facts:
