@@ -70,7 +70,7 @@ from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         VALIDATION_FRACTION)
 from ._exact import beta_max, exact_phase
 from ._problem import (HingeProblem, SquaredDifferences, active_columns,
-                       pair_index, scaled_differences, triplet_scale)
+                       pair_index, report, scaled_differences, triplet_scale)
 from ._solvers import components_from_weights, rda, rda_state_for, rda_work
 from ._triplets import labels_basis, triplets_from_labels
 
@@ -265,8 +265,7 @@ class FitLog:
 
     def say(self, message):
         """Print a line (with ``verbose``)."""
-        if self.verbose:
-            print("[%s] %s" % (self.name, message), flush=True)
+        report(self.name, self.verbose, message)
 
     def _record(self, stage, seconds, facts):
         # numpy scalars as Python ones, so that the record serialises as is

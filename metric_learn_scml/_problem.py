@@ -592,9 +592,10 @@ class SolverResult:
 
 
 def report(name, verbose, message):
-    """A line of the ``verbose`` progress table."""
+    """A ``verbose`` line, prefixed by the learner's name (the solvers'
+    tables and a fit's stages, :class:`._driver.FitLog`)."""
     if verbose:
-        print("[%s] %s" % (name, message))
+        print("[%s] %s" % (name, message), flush=True)
 
 
 def active_columns(weights):
