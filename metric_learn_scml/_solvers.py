@@ -110,18 +110,17 @@ class Monitor:
         self.best = SolverResult(weights.copy(), value, 0, False, [])
         if verbose:
             print("[%s]" % name)
-            print("[%s] %10s %14s %10s %10s" % (
-                name, "Iteration", column[:14], "Active", "Time(s)"))
-            print("[%s] %s" % (name, "-" * 47))
+        report(name, verbose, "%10s %14s %10s %10s" % (
+            "Iteration", column[:14], "Active", "Time(s)"))
+        report(name, verbose, "-" * 47)
         self.record(0, value, n_active)
 
     def record(self, iteration, value, n_active):
         """Add a row to ``history`` and to the progress table."""
         self.best.history.append((iteration, value, n_active))
         if self.verbose:
-            print("[%s] %10d %14.6f %10d %10.2f" % (
-                self.name, iteration, value, n_active,
-                time.perf_counter() - self.start))
+            report(self.name, True, "%10d %14.6f %10d %10.2f" % (
+                iteration, value, n_active, time.perf_counter() - self.start))
 
     def footer(self, message):
         report(self.name, self.verbose, message)
