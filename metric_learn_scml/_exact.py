@@ -93,13 +93,10 @@ This goes beyond the paper, which stops at the stochastic RDA iterate; the
 start (usually that iterate) only decides the first working set, never the
 answer.
 
-**The linear programs.** Each round solves an LP on a working set of triplets and *atoms* :math:`(k, d)`: element :math:`k`
-with a unit non-negative direction :math:`d \in \mathbb{R}^T` over the
-tasks, whose column holds :math:`d_t\, g_{ck}` on the triplets :math:`c`
-of task :math:`t` (:class:`Atoms`). With one task every atom is an
-element, :math:`d = 1`. :class:`ScipyLP` solves each LP afresh
-(:func:`dual_form_lp`). (A persistent HiGHS model warm-started from the
-last basis was tried: it cut a 25.3 s exact phase to 24.0 s, and went.)
+**The linear programs.** Each round's LP is over a working set of
+triplets and atoms (:class:`Atoms`; with one task every atom is an
+element, :math:`d = 1`), solved afresh by :class:`ScipyLP`
+(:func:`dual_form_lp`).
 
 **Newton refinement** (several tasks). Cutting planes converge linearly at the end (on
 Vowel the gap halves or quarters per round). Once the LP's structure is
@@ -120,19 +117,9 @@ method converges quadratically on them (the Jacobian is
 leaves :math:`[0, 1/N_t]` changes side and an entry that turns negative
 leaves :math:`S` (a primal-dual active set). Its point counts as an LP's
 does (the best objective and the best dual value are kept), and its
-columns' directions join the atoms.
-
-Measured on the mt-SCML problems of the Vowel benchmark (4 tasks, 840
-columns, 17,760 triplets; 20 splits x 4 betas from 1e-5 to 1e-2, started
-from RDA): every one certified below a relative gap of 1e-6, in 1.5 s of
-CPU (median; at most 3.2 s; RDA takes about 0.8 s), with 45 to 107
-active columns on average per beta where RDA left 58 to 239. FISTA on the smoothed hinge with restarts,
-continuation :math:`\mu = 10^{-1} \dots 10^{-6}` and the exact group prox,
-the other route measured, was not competitive: on split 0 at beta 1e-3,
-18,000 full-batch iterations (8 minutes) left the objective 0.23 % above
-the optimum, with 134 active columns instead of 93 and no usable
-certificate (gap 8 %: its hinge-derived :math:`\alpha` is far from dual
-feasible on some columns).
+columns' directions join the atoms. (What it costs, and the route not
+taken, FISTA on a smoothed hinge: ``benchmarks/results/NOTES.md``, "Design
+measurements kept out of the code".)
 """
 
 from dataclasses import replace

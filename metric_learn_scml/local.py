@@ -604,23 +604,8 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         As in :class:`SCML_Supervised`.
     n_basis : int, default=None
         As in :class:`SCML_Supervised`.
-    embedding_dim : int, default=40
-        Dimension :math:`D'` of the kernel PCA embedding :math:`z_x` (the
-        paper uses 40, and 100 for its larger datasets). At most
-        ``n_samples - 1`` components exist, so fewer are used on small data
-        (``embedding_dim_``).
-    learning_rate : float, default=0.3
-        Step of forward-backward splitting, in units where the triplet
-        vectors :math:`g` are of order one (the step on :math:`[A; c]` is
-        ``learning_rate`` divided by their mean absolute entry).
-    embedding_method : {'auto', 'exact', 'nystroem'}, default='auto'
-        The kernel PCA of :math:`z_x`: ``'exact'`` on the
-        ``n_samples x n_samples`` kernel; ``'nystroem'`` through a Nyström
-        approximation on ``n_landmarks`` points (scikit-learn's
-        ``Nystroem``, then PCA), whose memory grows as ``n_samples``;
-        ``'auto'`` is exact below {{NYSTROEM_MIN_SAMPLES}} points. Beyond the paper.
-    n_landmarks : int, default=1000
-        Landmark points of the Nyström approximation.
+    embedding_dim, learning_rate, embedding_method, n_landmarks
+        As in :class:`LocalSCML`.
     gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, verbose, preprocessor, random_state
         As in :class:`SCML_Supervised`; ``max_iter`` to
         ``n_iter_no_change`` apply to both stages, ``solver`` to the global
@@ -628,59 +613,8 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (embedding_dim\_, n_basis)
-        :math:`A`.
-    intercept_ : ndarray of shape (n_basis,)
-        :math:`c`; with ``coef_ = 0`` the model is SCML-Global.
-    global_weights_ : ndarray of shape (n_basis,)
-        The SCML-Global solution :math:`w^*` the local stage starts from.
-    basis_ : ndarray of shape (n_basis, n_features)
-        Unit-norm basis rows :math:`b_k`.
-    embedding_ : KernelPCAEmbedding
-        The fitted kernel PCA.
-    embedding_dim_ : int
-        Components actually used.
-    n_active_basis_ : int
-        Elements whose column :math:`(a_k, c_k)` is non-zero.
-    objective_ : float
-        Local objective of the returned parameters.
-    start_objective_ : float
-        Local objective at the start :math:`A = 0, c = \sqrt{w^*}`
-        (never below ``objective_``).
-    global_objective_ : float
-        SCML-Global objective of :math:`w^*`.
-    objective_history_ : ndarray of shape (n_evaluations, 3)
-        ``(iteration, held-out triplet error, n_active)`` of the local
-        stage: the fraction of the triplets anchored at a held-out fifth
-        of the points that its metric orders wrongly. The stage steps on
-        the other triplets, keeps its best iterate there (the start
-        included, so it never ends worse than its start on them) and
-        stops when it has not improved for ``n_iter_no_change``
-        evaluations (early stopping; beyond the paper). Where fewer than
-        two anchors leave nothing to hold out, or the start is the
-        Euclidean metric kept by the held-out points, ``(iteration,
-        objective, n_active)`` over all triplets.
-    n_iter_, global_n_iter_ : int
-        Iterations of the local and global stages.
-    beta_, global_beta_ : float
-        The betas of the local and global stages (as given, or chosen).
-    dual_gap_ : float
-        Duality gap of the global stage's weights where its exact phase
-        ran; else NaN.
-    kkt_residual_ : float
-        How far the local parameters are from a stationary point of the
-        local objective: the largest violation, over the non-zero columns
-        :math:`(a_k, c_k)`, of their first-order condition
-        :math:`\nabla_k f + \beta (a_k, c_k) / \|(a_k, c_k)\| = 0`
-        (:func:`metric_learn_scml._local.local_kkt_residual`), in the
-        units of ``beta``. The problem is not convex, so this certifies a
-        stationary point, not the optimum (the global models' counterpart
-        is ``dual_gap_``). The stochastic solver stops on held-out
-        triplets, not on this value. Beyond the paper.
-    fit_stages_ : list of dict
-        The stages of the last fit, each with ``stage``, ``seconds`` and
-        what it found, as ``verbose`` prints them.
-    n_features_in_ : int
+    coef_, intercept_, global_weights_, basis_, embedding_, embedding_dim_, n_active_basis_, objective_, start_objective_, global_objective_, objective_history_, n_iter_, global_n_iter_, beta_, global_beta_, dual_gap_, kkt_residual_, fit_stages_, n_features_in_
+        As in :class:`LocalSCML`.
     beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
         When the global stage's beta is chosen: the values tried and their
         held-out 3-NN and triplet errors (empty where too few points per

@@ -298,19 +298,8 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         evenly, ``max(n_features, ceil(4 * K / n_tasks))`` per task, so
         that the cost of a step grows linearly with the number of tasks,
         not quadratically.
-    gamma : float, default=1.0
-        RDA step parameter :math:`\gamma` (> 0): the iterate is
-        :math:`w_{t+1} = \max(0, -(\sqrt{t}/\gamma)(\bar g_t + \beta))`,
-        taken in units where the triplet vectors :math:`g` have mean
-        absolute entry one, so the default suits data of any scale. Larger
-        is slower and steadier; much smaller overshoots and gives noisy,
-        less sparse iterates. (The paper's 5e-3 was in the units of its
-        unit-norm data, about 1 to 10 in these.)
-    max_iter : int, default=20000
-        Maximum number of stochastic iterations.
-    output_iter : int, default=250
-        Iterations between two evaluations of the full objective (for the
-        stopping rule, the best iterate and the ``verbose`` table).
+    gamma, max_iter, output_iter
+        As in :class:`~metric_learn_scml.SCML_Supervised`.
     batch_size : int, default=32
         Triplets drawn from every task at each iteration. A batch that
         covers the largest task is one pass over every triplet per
@@ -328,51 +317,17 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         then takes its result to the exact optimum of the same problem
         (column generation over the directions of the group norm, each
         round a linear program, certified by the duality gap
-        ``dual_gap_``; beyond the paper): on the paper's multi-task Vowel
-        data it halves the active elements (159 -> 84 at the tuned beta,
-        3-NN error 8.0 -> 7.4 %) for 0.3 to 0.7 s more per fit, and on
-        satimage cut into 3 tasks it keeps a quarter of them (557 -> 147)
-        at 4 to 12 times RDA's fit time; but its linear programs are dense
-        in tasks x triplets, and on four 800-point text tasks a fit took 2
-        to over 10 minutes against RDA's 3 to 10 s (and, with its gap
-        tolerance loosened to 1e-3, 5 minutes for 375 active elements
-        against RDA's 341); on hard data (overlapping classes) even 20,000
-        to 45,000 triplets in 3 to 5 tasks took from 13 s to over 5
-        minutes, where RDA takes 1 to 3 s, and the optimum was not always
-        sparser; hence not the default. ``'auto'`` runs the exact phase up to {{EXACT_MAX_TRIPLETS}}
-        triplets in all, within a budget of {{EXACT_WORK_RATIO}} times RDA's work (counted
+        ``dual_gap_``; beyond the paper). Its linear programs are dense in
+        tasks x triplets, so it can take minutes where RDA takes seconds,
+        hence not the default (measured in :doc:`/multitask`). ``'auto'``
+        runs the exact phase up to {{EXACT_MAX_TRIPLETS}} triplets in all, within a budget of {{EXACT_WORK_RATIO}} times RDA's work (counted
         in entries of triplets x elements, so that a fit is the same on any
         machine; out of budget it keeps its best point and reports the
         duality gap), and is ``'rda'`` beyond (and at ``beta=0``). A duality
         gap above ``{{EXACT_GAP_TOL}}`` times the objective after the phase has ended is
         not a certificate: the fit then warns (``ConvergenceWarning``).
-    partial_fit_memory : int, default={{DEFAULT_MEMORY:d}}
-        The most points ``partial_fit`` remembers: a uniform random sample
-        of the points seen so far (reservoir sampling), kept with their
-        labels and tasks, ``8 * partial_fit_memory * (n_features + 2)``
-        bytes at most (20 MB for 50,000 points of 50 features). Each batch's
-        points are the anchors of its triplets, their targets and
-        impostors the nearest among the batch and the memory (within
-        their task), as ``fit`` finds them among all its points; and when
-        the batch and the memory hold twice the points the basis was
-        drawn from, a generated basis is drawn anew from them, its
-        elements of zero weight replaced by new ones (those in use are
-        kept, with their solver state). The default is the most anchors
-        ``fit`` mines. 0 remembers nothing: each batch mines its own
-        triplets and the first batch's basis is kept. ``fit`` ignores it.
-        Beyond the paper.
-    verbose : bool, default=False
-        Print what the fit does, stage by stage, with each stage's time:
-        the choice of beta (each held-out cut, the values tried, their
-        held-out errors and the chosen one), the triplets, the basis, the
-        solvers' progress tables (iteration, objective, active elements,
-        time), the exact phase and its duality gap, and a fallback to the
-        Euclidean metric with its reason. ``fit_stages_`` keeps the same
-        record.
-    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
-        Turns indices into points, as in metric-learn.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the regions of the basis and the sampling of triplets.
+    partial_fit_memory, verbose, preprocessor, random_state
+        As in :class:`~metric_learn_scml.SCML_Supervised`.
     n_components : int, default=None
         Width of each task's embedding (``transform(X, task=...)`` and
         ``for_task(task)``): ``None`` keeps each task metric whole, an int
@@ -410,24 +365,8 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         Stochastic iterations run.
     objective_ : float
         Objective value of the returned weights (``n_tasks`` at ``W = 0``).
-    objective_history_ : ndarray of shape (n_evaluations, 3)
-        ``(iteration, objective, n_active)`` at every evaluation.
-    dual_gap_ : float
-        Duality gap of the weights, an upper bound on their distance to the
-        optimal objective, where the exact phase ran; else NaN.
-    fit_stages_ : list of dict
-        The stages of the last fit (or ``partial_fit`` call), in order,
-        each a dict with ``stage`` (its name), ``seconds`` and what it found
-        (counts, the values of beta tried and their held-out errors, the
-        chosen beta, a duality gap, the reason of a fallback; for RDA
-        and the exact phase, their ``work`` in triplet-element entries,
-        the unit of the phase's ``budget``), as ``verbose`` prints them.
-    n_features_in_ : int
-        Number of features seen during fit.
-    beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
-        With ``beta='auto'``: the values tried, and the held-out 3-NN error
-        and triplet error under each (empty where too few points per
-        class could be held out, and ``beta_`` is then {{FALLBACK_BETA}}).
+    objective_history_, dual_gap_, fit_stages_, n_features_in_, beta_path_, validation_error_path_, validation_triplet_error_path_
+        As in :class:`~metric_learn_scml.SCML_Supervised`.
 
     See Also
     --------
@@ -567,127 +506,23 @@ class MultiTaskSCML(_BuildsProblems, _BaseMultiTaskSCML,
         :class:`~metric_learn_scml.SCML` from each task's triplets and
         stacks them. An array is shared by all tasks as given, its rows
         scaled to unit norm.
-    n_basis : int, default=None
-        Number of basis elements to generate *per task* (ignored for an
-        array ``basis``); the basis is the union of the task bases, each
-        element kept once (see :class:`SCML_Supervised`). ``None`` uses
-        ``K = clip(20 * n_features, 400, 1000)`` per task for up to four
-        tasks (the paper: 400 for each of its four tasks, 1,600 in the
-        union), and beyond that splits the same union budget ``4 * K``
-        evenly, ``max(n_features, ceil(4 * K / n_tasks))`` per task, so
-        that the cost of a step grows linearly with the number of tasks,
-        not quadratically.
-    gamma : float, default=1.0
-        RDA step parameter :math:`\gamma` (> 0): the iterate is
-        :math:`w_{t+1} = \max(0, -(\sqrt{t}/\gamma)(\bar g_t + \beta))`,
-        taken in units where the triplet vectors :math:`g` have mean
-        absolute entry one, so the default suits data of any scale. Larger
-        is slower and steadier; much smaller overshoots and gives noisy,
-        less sparse iterates. (The paper's 5e-3 was in the units of its
-        unit-norm data, about 1 to 10 in these.)
-    max_iter : int, default=20000
-        Maximum number of stochastic iterations.
-    output_iter : int, default=250
-        Iterations between two evaluations of the full objective (for the
-        stopping rule, the best iterate and the ``verbose`` table).
-    batch_size : int, default=32
-        Triplets drawn from every task at each iteration. A batch that
-        covers the largest task is one pass over every triplet per
-        iteration (each task's expected batch, with no draws).
-    tol : float, default=1e-3
-        Improvement of the best objective, per task, below which an
-        evaluation counts as no progress: the objective is a sum of one
-        mean hinge per task (``n_tasks`` at ``W = 0``), so the solver stops
-        on improvements below ``n_tasks * tol``, the rule a single-task
-        model applies to each task.
-    n_iter_no_change : int, default=4
-        Evaluations in a row without progress that stop the solver.
-    solver : {'rda', 'exact', 'auto'}, default='rda'
-        ``'rda'`` is the paper's regularized dual averaging. ``'exact'``
-        then takes its result to the exact optimum of the same problem
-        (column generation over the directions of the group norm, each
-        round a linear program, certified by the duality gap
-        ``dual_gap_``; beyond the paper): on the paper's multi-task Vowel
-        data it halves the active elements (159 -> 84 at the tuned beta,
-        3-NN error 8.0 -> 7.4 %) for 0.3 to 0.7 s more per fit, and on
-        satimage cut into 3 tasks it keeps a quarter of them (557 -> 147)
-        at 4 to 12 times RDA's fit time; but its linear programs are dense
-        in tasks x triplets, and on four 800-point text tasks a fit took 2
-        to over 10 minutes against RDA's 3 to 10 s (and, with its gap
-        tolerance loosened to 1e-3, 5 minutes for 375 active elements
-        against RDA's 341); on hard data (overlapping classes) even 20,000
-        to 45,000 triplets in 3 to 5 tasks took from 13 s to over 5
-        minutes, where RDA takes 1 to 3 s, and the optimum was not always
-        sparser; hence not the default. ``'auto'`` runs the exact phase up to {{EXACT_MAX_TRIPLETS}}
-        triplets in all, within a budget of {{EXACT_WORK_RATIO}} times RDA's work (counted
-        in entries of triplets x elements, so that a fit is the same on any
-        machine; out of budget it keeps its best point and reports the
-        duality gap), and is ``'rda'`` beyond (and at ``beta=0``). A duality
-        gap above ``{{EXACT_GAP_TOL}}`` times the objective after the phase has ended is
-        not a certificate: the fit then warns (``ConvergenceWarning``).
-    verbose : bool, default=False
-        Print what the fit does, stage by stage, with each stage's time:
-        the choice of beta (each held-out cut, the values tried, their
-        held-out errors and the chosen one), the triplets, the basis, the
-        solvers' progress tables (iteration, objective, active elements,
-        time), the exact phase and its duality gap, and a fallback to the
-        Euclidean metric with its reason. ``fit_stages_`` keeps the same
-        record.
-    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
-        Turns indices into points, as in metric-learn.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the regions of the basis and the sampling of triplets.
-    n_components : int, default=None
-        Width of each task's embedding (``transform(X, task=...)`` and
-        ``for_task(task)``): ``None`` keeps each task metric whole, an int
-        ``k`` (at most ``n_features``) its top ``k`` eigen-directions, as
-        ``n_components`` of :class:`~metric_learn_scml.SCML_Supervised`
-        does; ``get_mahalanobis_matrix(task)`` is then the rank-``k``
-        truncation of :math:`M_t`. Beyond the paper.
+    n_basis
+        As in :class:`MultiTaskSCML_Supervised`.
+    gamma, max_iter, output_iter
+        As in :class:`~metric_learn_scml.SCML_Supervised`.
+    batch_size, tol, n_iter_no_change, solver
+        As in :class:`MultiTaskSCML_Supervised`.
+    verbose, preprocessor, random_state
+        As in :class:`~metric_learn_scml.SCML_Supervised`.
+    n_components
+        As in :class:`MultiTaskSCML_Supervised`.
 
     Attributes
     ----------
-    tasks_ : ndarray of shape (n_tasks,)
-        The task ids, sorted as by :func:`numpy.unique`; row ``t`` of
-        ``weights_`` belongs to ``tasks_[t]``.
-    beta_ : float
-        The beta used (``beta``, or, for the learners that take
-        ``beta='auto'``, the one it chose).
-    weights_ : ndarray of shape (n_tasks, n_basis)
-        Learned non-negative weights :math:`W`.
-    basis_ : ndarray of shape (n_basis, n_features)
-        The unit-norm basis rows :math:`b_k` (task bases stacked in the
-        order of ``tasks_``, an element repeated in a later task's basis
-        kept once).
-    active_basis_ : ndarray of int
-        Indices of the basis elements used by at least one task (the
-        shared active set).
-    n_active_basis_ : int
-        Size of the shared active set.
-    n_active_basis_per_task_ : ndarray of shape (n_tasks,)
-        Elements with non-zero weight in each task.
-    components_per_task_ : list of ndarray of shape (n_components_t, n_features)
-        Linear map :math:`L_t` of each task (:math:`M_t = L_t^T L_t`). There
-        is no single ``components_``: use ``for_task(task)`` for a plain
-        estimator of one task's metric.
-    n_iter_ : int
-        Stochastic iterations run.
-    objective_ : float
-        Objective value of the returned weights (``n_tasks`` at ``W = 0``).
-    objective_history_ : ndarray of shape (n_evaluations, 3)
-        ``(iteration, objective, n_active)`` at every evaluation.
-    dual_gap_ : float
-        Duality gap of the weights, an upper bound on their distance to the
-        optimal objective, where the exact phase ran; else NaN.
-    fit_stages_ : list of dict
-        The stages of the last fit (or ``partial_fit`` call), in order,
-        each a dict with ``stage`` (its name), ``seconds`` and what it found
-        (counts, the values of beta tried and their held-out errors, the
-        chosen beta, a duality gap, the reason of a fallback; for RDA
-        and the exact phase, their ``work`` in triplet-element entries,
-        the unit of the phase's ``budget``), as ``verbose`` prints them.
-    n_features_in_ : int
-        Number of features seen during fit.
+    tasks_, beta_, weights_, basis_, active_basis_, n_active_basis_, n_active_basis_per_task_, components_per_task_, n_iter_, objective_
+        As in :class:`MultiTaskSCML_Supervised`.
+    objective_history_, dual_gap_, fit_stages_, n_features_in_
+        As in :class:`~metric_learn_scml.SCML_Supervised`.
 
     See Also
     --------

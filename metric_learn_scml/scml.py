@@ -331,109 +331,13 @@ class SCML(_PairsAndTriplets, _GlobalSCML, _TripletsClassifierMixin):
         paper's sizes. Fewer are produced when the data cannot give that
         many distinct regions or regions repeat an element (each element
         is kept once).
-    gamma : float, default=1.0
-        RDA step parameter :math:`\gamma` (> 0): the iterate is
-        :math:`w_{t+1} = \max(0, -(\sqrt{t}/\gamma)(\bar g_t + \beta))`,
-        taken in units where the triplet vectors :math:`g` have mean
-        absolute entry one, so the default suits data of any scale. Larger
-        is slower and steadier; much smaller overshoots and gives noisy,
-        less sparse iterates. (The paper's 5e-3 was in the units of its
-        unit-norm data, about 1 to 10 in these.)
-    max_iter : int, default=20000
-        Maximum number of stochastic iterations.
-    output_iter : int, default=250
-        Iterations between two evaluations of the full objective (for the
-        stopping rule, the best iterate and the ``verbose`` table).
-    batch_size : int, default=32
-        Triplets per iteration. A batch of every triplet or more is one
-        pass over all of them per iteration (full-batch dual averaging,
-        with no draws).
-    tol : float, default=1e-3
-        Improvement of the best objective below which an evaluation counts
-        as no progress (absolute: the objective is 1 at ``w = 0``).
-    n_iter_no_change : int, default=4
-        Evaluations in a row without progress that stop the solver.
-    solver : {'auto', 'exact', 'rda'}, default='auto'
-        ``'rda'`` is the paper's regularized dual averaging. ``'exact'``
-        then takes its result to the exact optimum of the same problem (a
-        linear program, solved on a working set of triplets and elements
-        and certified by the duality gap ``dual_gap_``; beyond the paper).
-        ``'auto'`` runs the exact phase up to {{EXACT_MAX_TRIPLETS}} triplets (a thirtieth as
-        many points at 3 x 10 triplets per point), at a given beta or one chosen
-        by ``beta='auto'``, within a budget of {{EXACT_WORK_RATIO}} times RDA's work
-        (in entries of triplets x elements: about its time, the same on any
-        machine and under any load): out of budget, it keeps its best point
-        (RDA's, or a better round's) and reports the duality gap in
-        ``dual_gap_`` and ``fit_stages_``. It is ``'rda'`` beyond that size and
-        at ``beta=0`` (no bound on the weights then keeps the linear program
-        well scaled). ``'exact'`` has no budget: the certified optimum,
-        whatever it costs. A duality gap above ``{{EXACT_GAP_TOL}}`` times the
-        objective after the phase has ended is not a certificate: the fit then
-        warns (``ConvergenceWarning``).
-    verbose : bool, default=False
-        Print what the fit does, stage by stage, with each stage's time:
-        the choice of beta (each held-out cut, the values tried, their
-        held-out errors and the chosen one), the triplets, the basis, the
-        solvers' progress tables (iteration, objective, active elements,
-        time), the exact phase and its duality gap, and a fallback to the
-        Euclidean metric with its reason. ``fit_stages_`` keeps the same
-        record.
-    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
-        Turns indices into points, as in metric-learn.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the regions of the basis and the sampling of triplets.
-    n_components : int, default=None
-        Width of the embedding ``transform`` gives. ``None`` keeps the
-        learned metric whole: one row of ``components_`` per active element
-        when fewer than ``n_features`` are active (so the width depends on
-        the data, as in metric-learn's SCML), ``n_features`` otherwise. An
-        int ``k`` (at most ``n_features``) keeps the top ``k``
-        eigen-directions of :math:`M`, each scaled by the square root of
-        its eigenvalue, as scikit-learn's ``NeighborhoodComponentsAnalysis``
-        and metric-learn's ``components_from_metric``: ``transform`` then
-        has exactly ``k`` columns, the last ones zero where :math:`M` has
-        rank below ``k``, and ``get_mahalanobis_matrix()`` is
-        :math:`L^T L`, the rank-``k`` truncation of :math:`M`, which every
-        distance then uses. The weights, ``beta`` and the Euclidean
-        fallback are those of the whole metric (the fallback, with equal
-        eigenvalues, keeps ``k`` coordinate axes). Beyond the paper.
+    gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, verbose, preprocessor, random_state, n_components
+        As in :class:`SCML_Supervised`.
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components, n_features)
-        Linear map :math:`L` with :math:`M = L^T L`: with
-        ``n_components=None``, the rows :math:`\sqrt{w_k} b_k` of the
-        active elements when there are fewer than ``n_features`` of them,
-        otherwise the symmetric square root of :math:`M`; with an int, the
-        top eigen-directions of :math:`M` scaled by the square roots of
-        their eigenvalues, in decreasing order.
-    weights_ : ndarray of shape (n_basis,)
-        Learned non-negative weights :math:`w`.
-    basis_ : ndarray of shape (n_basis, n_features)
-        The unit-norm basis rows :math:`b_k`.
-    n_active_basis_ : int
-        Number of elements with non-zero weight.
-    beta_ : float
-        The beta used (``beta``, or, for the learners that take
-        ``beta='auto'``, the one it chose).
-    dual_gap_ : float
-        Duality gap of the weights, an upper bound on their distance to the
-        optimal objective, where the exact phase ran; else NaN.
-    n_iter_ : int
-        Stochastic iterations run.
-    objective_ : float
-        Objective value of the returned weights.
-    objective_history_ : ndarray of shape (n_evaluations, 3)
-        ``(iteration, objective, n_active)`` at every evaluation.
-    fit_stages_ : list of dict
-        The stages of the last fit (or ``partial_fit`` call), in order,
-        each a dict with ``stage`` (its name), ``seconds`` and what it found
-        (counts, the values of beta tried and their held-out errors, the
-        chosen beta, a duality gap, the reason of a fallback; for RDA
-        and the exact phase, their ``work`` in triplet-element entries,
-        the unit of the phase's ``budget``), as ``verbose`` prints them.
-    n_features_in_ : int
-        Number of features seen during fit.
+    components_, weights_, basis_, n_active_basis_, beta_, dual_gap_, n_iter_, objective_, objective_history_, fit_stages_, n_features_in_
+        As in :class:`SCML_Supervised`.
     threshold_ : float
         After a fit on pairs: the distance at or below which :meth:`predict`
         calls a pair similar, calibrated on the training pairs for the best

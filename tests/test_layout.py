@@ -216,6 +216,25 @@ def test_every_parameter_is_documented_where_its_class_is_defined(cls):
     assert "{{" not in cls.__doc__
 
 
+@pytest.mark.parametrize("section", ["Parameters", "Attributes"])
+def test_an_entry_that_refers_to_another_class_finds_each_name_there(section):
+    # "a, b : As in :class:`X`." sends the reader to X, which must document
+    # each of a and b in full there, not send them on again.
+    import re
+    referred = 0
+    for cls in ESTIMATORS:
+        for name, text in _documented(cls, section).items():
+            target = re.search(r"As in :class:`~?([\w.]+)`", text)
+            if not target or text.split("\n")[1].strip() != target.group(0) + ".":
+                continue
+            other = getattr(metric_learn_scml, target.group(1).split(".")[-1])
+            there = _documented(other, section)
+            assert name in there, (cls.__name__, name, other.__name__)
+            assert "As in :class:" not in there[name], (cls.__name__, name)
+            referred += 1
+    assert referred >= 20
+
+
 # Parameters whose meaning differs between learners (a group penalty, a
 # per-task budget, beta='auto', the basis a learner builds, ...); every
 # other one reads the same in every docstring that documents it alone.
