@@ -291,8 +291,11 @@ def run_fingerprint(args, progress):
 
 
 def run_shape(args, progress):
-    rows = shape.run(progress=lambda line: print(line, file=sys.stderr, flush=True))
+    rows, decisions = shape.run(
+        progress=lambda line: print(line, file=sys.stderr, flush=True))
     show("shape", shape.table(rows).splitlines())
+    show("decision points the default fit on wine executes",
+         shape.decision_table(decisions).splitlines())
 
 
 def run_compare(args, progress):

@@ -23,6 +23,8 @@ import metric_learn_scml
 
 PACKAGE = Path(metric_learn_scml.__file__).parent
 DECISIONS = (ast.If, ast.IfExp, ast.While)
+# The redesign issue's size rule for a module, in physical lines.
+MAX_LINES = 600
 
 
 def code_lines(source):
@@ -101,21 +103,38 @@ def default_path():
         metric_learn_scml.SCML_Supervised(random_state=0).fit(X, y)
     finally:
         sys.settrace(previous)
-    decisions = sum(
-        isinstance(node, DECISIONS) and node.lineno in lines
-        for name, lines in executed.items()
-        for node in ast.walk(ast.parse(Path(name).read_text())))
+    decisions = []
+    for name, lines in sorted(executed.items()):
+        source = Path(name).read_text()
+        tree = ast.parse(source)
+        spans = [(node.lineno, node.end_lineno, node.name)
+                 for node in ast.walk(tree)
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for node in sorted((node for node in ast.walk(tree)
+                            if isinstance(node, DECISIONS)
+                            and node.lineno in lines),
+                           key=lambda node: node.lineno):
+            # The innermost function holding the decision.
+            function = min((span for span in spans
+                            if span[0] <= node.lineno <= span[1]),
+                           key=lambda span: span[1] - span[0],
+                           default=(0, 0, "<module>"))[2]
+            decisions.append((Path(name).name, node.lineno, function,
+                              source.splitlines()[node.lineno - 1].strip()))
     return {"functions": len(functions),
             "modules": len({name for name, _ in functions}),
             "decisions": decisions}
 
 
 def run(progress=None):
-    """The measures, as ``(measure, value)`` rows."""
+    """The measures, as ``(measure, value)`` rows, and the decision points
+    of the default fit as ``(file, line, function, source)``."""
     sources = {path.stem: path.read_text()
                for path in sorted(PACKAGE.glob("*.py"))}
     counted = {stem: code_lines(text) for stem, text in sources.items()}
     physical = {stem: len(text.splitlines()) for stem, text in sources.items()}
+    over = sorted((stem for stem in physical if physical[stem] > MAX_LINES),
+                  key=physical.get, reverse=True)
     largest = max(counted, key=counted.get)
     longest = max(physical, key=physical.get)
     chain = longest_chain(imports())
@@ -130,17 +149,30 @@ def run(progress=None):
                                                         counted[largest])),
         ("largest module in physical lines", "%s.py, %d" % (
             longest, physical[longest])),
+        ("modules over %d physical lines" % MAX_LINES, "%d%s" % (
+            len(over), "".join(
+                (": " if i == 0 else ", ") + "%s.py %d" % (stem, physical[stem])
+                for i, stem in enumerate(over)))),
         ("longest import chain (arrows)", "%d: %s" % (
             len(chain) - 1, " -> ".join(chain))),
         ("default fit on wine: package functions run", str(path["functions"])),
         ("default fit on wine: modules they live in", str(path["modules"])),
         ("default fit on wine: decision points executed (if, while, "
-         "conditional expressions)", str(path["decisions"])),
-    ]
+         "conditional expressions)", str(len(path["decisions"]))),
+    ], path["decisions"]
 
 
 def table(rows):
     """The rows as a labelled markdown table."""
     lines = ["| measure of the package | value |", "|---|---|"]
     lines += ["| %s | %s |" % row for row in rows]
+    return "\n".join(lines)
+
+
+def decision_table(decisions):
+    """The default fit's decision points, one row each, in module order."""
+    lines = ["| # | module:line | function | source line |", "|---|---|---|---|"]
+    lines += ["| %d | %s:%d | %s | `%s` |" % ((number,) + decision[:3] + (
+        decision[3].replace("|", "\\|"),))
+        for number, decision in enumerate(decisions, 1)]
     return "\n".join(lines)
