@@ -603,7 +603,7 @@ def working_set_lp(problem):
 # densely (about a second at 1,500 on one core); past this size the
 # refinement is skipped and column generation alone goes on. Vowel's
 # problems have 150 to 300.
-# Evidence: speed only (the _newton module notes).
+# Evidence: speed only (this module's docstring, "Newton refinement").
 MAX_NEWTON_SIZE = 1500
 
 

@@ -235,7 +235,7 @@ def pair_coefficients(triplet_pairs, ids, alpha, n_pairs):
 # to the objective: its atoms approach the group norm's cones only in the
 # limit (one task ends finitely, at the LP's optimum). Every Vowel problem
 # of the multi-task benchmark reached it, within 1.5 s median.
-# Evidence: the _newton module notes.
+# Evidence: NOTES.md, "Design measurements kept out of the code".
 GROUP_GAP_TOL = 1e-6
 
 

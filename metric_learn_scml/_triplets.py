@@ -442,7 +442,7 @@ def quadruplets_from_pairs(pairs, y, rows=None, n_compared=PAIR_QUADRUPLETS,
 
 # Smallest relative ridge of the within-region scatter (where Ledoit-Wolf
 # shrinks less): it keeps every solve finite and well conditioned.
-# Evidence: the _basis module notes; NOTES.md, "Issue 26 item 4, measured
+# Evidence: this module's docstring; NOTES.md, "Issue 26 item 4, measured
 # and not adopted".
 RIDGE = 1e-3
 
