@@ -15,9 +15,7 @@ from .local import LocalSCML, LocalSCML_Supervised
 from .multitask import MultiTaskSCML, MultiTaskSCML_Supervised
 from .neighbors import MetricKNeighborsClassifier, knn_scorer
 from .path import scml_path
-from .scml import SCML_SupervisedCV
-from .scml import SCML, SCML_Supervised
-
+from .scml import SCML, SCML_Supervised, SCML_SupervisedCV
 
 __version__ = "0.1.0"
 

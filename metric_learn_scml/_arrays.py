@@ -3,7 +3,6 @@ distinct rows (points) that index triplets."""
 
 import numpy as np
 
-
 # Bytes of squared differences computed at once (table building and
 # on-the-fly distances): blocks that stay in cache, so temporaries stay
 # small whatever the basis size.

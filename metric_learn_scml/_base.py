@@ -34,12 +34,12 @@ from ._driver import FitLog, merges_points, pair_problem, solve_path
 from ._exact import beta_max
 from ._problem import HingeProblem
 from ._solvers import RDAState, components_from_weights
-from ._validation import (ArrayLike, Interval, Options, PointIndexer,
-                          check_metric_points, check_points,
-                          check_same_label_type, checked_random_state,
-                          forget_fit, no_basis_error, parameter_constraints,
-                          task_labels, validate_parameters)
-
+from ._validation import (ArrayLike, Flag, Interval, Options, PointIndexer,
+                          RowsChecked, check_magnitude, check_metric_points,
+                          check_points, check_same_label_type,
+                          checked_random_state, forget_fit, no_basis_error,
+                          parameter_constraints, task_labels,
+                          validate_parameters)
 
 # Below this gamma, RDA's first steps overshoot so far that a zero model can
 # come from gamma rather than from beta (1e-5 zeroed 60 points in 3 dimensions
@@ -81,9 +81,10 @@ def warn_not_converged(estimator, stage=""):
 class _MetricLearner(BaseMetricLearner):
     """metric-learn's base with this package's input checks.
 
-    An array ``preprocessor`` refuses negative indices
-    (:class:`._validation.PointIndexer`), and points given after ``fit``
-    are checked against it (:func:`._validation.check_points`).
+    An array ``preprocessor`` refuses indices that are not its rows
+    (:class:`._validation.PointIndexer`), a callable one must give one
+    point per index (:class:`._validation.RowsChecked`), and points given
+    after ``fit`` are checked against it (:func:`._validation.check_points`).
     """
 
     def _check_preprocessor(self):
@@ -96,9 +97,19 @@ class _MetricLearner(BaseMetricLearner):
                     "one feature use preprocessor.reshape(-1, 1)."
                     % (np.shape(self.preprocessor_.X),))
             self.preprocessor_ = PointIndexer(self.preprocessor_.X)
+        elif callable(self.preprocessor_):
+            self.preprocessor_ = RowsChecked(self.preprocessor_)
 
     def _check_points(self, X):
         return check_points(self, X)
+
+    def _prepare_inputs(self, X, y=None, type_of_inputs="classic", **kwargs):
+        # metric-learn's methods (pair_distance, decision_function, ...)
+        # check their input here.
+        prepared = super()._prepare_inputs(X, y, type_of_inputs, **kwargs)
+        check_magnitude(self, prepared[0] if isinstance(prepared, tuple)
+                        else prepared)
+        return prepared
 
 
 class _SCMLEstimator(_MetricLearner):
@@ -124,6 +135,7 @@ class _SCMLEstimator(_MetricLearner):
         "tol": [Interval("float", low=0)],
         "n_iter_no_change": [Interval("int", low=1)],
         "solver": [Options("auto", "exact", "rda")],
+        "verbose": [Flag(), Interval("int", low=0)],
         # In [1, n_features], checked with the data (check_n_components,
         # in metric-learn's words).
         "n_components": [Interval("int"), None],
@@ -355,13 +367,14 @@ class _SCMLEstimator(_MetricLearner):
         X, triplets, offsets, basis = getattr(model, build)(
             *data, partial=not first, **options)
         if triplets.shape[0] == 0:
+            # (The copy, with any task this batch added, is dropped.)
             warnings.warn(
                 "%s.partial_fit: this batch gives no triplet (a triplet "
                 "needs two points of a class and one of another, within a "
                 "task), so the model is unchanged." % type(self).__name__,
                 UserWarning)
-        else:
-            model._fit_problem(X, triplets, offsets, basis, incremental=True)
+            return self
+        model._fit_problem(X, triplets, offsets, basis, incremental=True)
         if model is not self:
             vars(self).update(vars(model))
         return self

@@ -55,7 +55,6 @@ import warnings
 import numpy as np
 import sklearn.utils.extmath
 
-
 __all__ = ["apply", "stable_cumsum"]
 
 # Marks our wrappers so that ``apply`` never wraps a wrapper.

@@ -13,7 +13,6 @@ measurement shows to buy nothing is deleted, not moved.
 
 import re
 
-
 # --- Choosing beta (beta='auto'; _driver) ------------------------------------
 
 # beta='auto': the share of the training points held out to choose beta,

@@ -684,7 +684,15 @@ def pool_selections(selections):
     n_scored = np.array([selection.n_scored for selection in selections])
     share = n_scored / n_scored.sum()
     largest = np.array([selection.betas[0] for selection in selections])
-    betas = np.linalg.norm(largest) * selections[0].betas / largest[0]
+    top = largest.max()
+    if top == 0 or 1e-150 < top < 1e150:
+        betas = np.linalg.norm(largest) * selections[0].betas / largest[0]
+    else:
+        # Squares overflow or underflow beyond 1e154 and below 1e-154 (the
+        # betas of features of 1e77 or 1e-77): the norm of the scaled
+        # values, times the grid's multiples.
+        betas = (top * np.linalg.norm(largest / top)
+                 * (selections[0].betas / largest[0]))
     errors, triplet_errors, euclidean = (
         share @ np.array([getattr(selection, name) for selection in selections])
         for name in ("errors", "triplet_errors", "euclidean_error"))

@@ -130,7 +130,6 @@ from scipy.optimize import linprog
 from ._problem import (HingeProblem, SolverResult, active_columns, penalty_for,
                        report, triplet_scale)
 
-
 # An LP dual value a in [0, 1] this close to a bound is on it.
 # Evidence: numerical (HiGHS' rounding).
 ON_BOUND = 1e-9

@@ -35,10 +35,9 @@ from ._solvers import RDAState
 from ._triplets import (default_n_basis, distinct_elements, labels_basis,
                         task_basis_size, triplet_basis, triplets_from_labels)
 from ._validation import (ArrayLike, Interval, Options, check_basis_array,
-                          check_tuples, checked_random_state, single_threaded,
-                          triplet_classifier_tags, validate_supervised,
-                          validate_triplets)
-
+                          check_tuples, checked_random_state, is_pairs,
+                          single_threaded, triplet_classifier_tags,
+                          validate_supervised, validate_triplets)
 
 # A new basis is drawn once the points it would come from are this many
 # times those of the current one: a basis of J points per class grows
@@ -171,6 +170,12 @@ class _BuildsProblems:
         """The problem of triplets (or of labelled pairs ``y``), with
         ``tasks`` one label per triplet. ``partial``: a later batch of
         ``partial_fit``, which keeps the basis of the first."""
+        if tasks is not None and is_pairs(triplets):
+            raise ValueError(
+                "%s learns from triplets (tuples of 3 points, or of 3 "
+                "indices with a preprocessor), each with its task; it got "
+                "pairs (a second axis of length 2). For labelled pairs, fit "
+                "SCML (one metric) on each task's pairs." % type(self).__name__)
         indices, X = validate_triplets(self, triplets, reset=not partial, y=y)
         codes = None if tasks is None else self._encode_tasks(
             tasks, indices.shape[0], "triplet", extend=partial)

@@ -49,7 +49,6 @@ from sklearn.utils import check_random_state
 
 from ._arrays import centred, chunk_rows, compared_pairs, unit_scale
 
-
 # Triplets behind triplet_scale's estimate: from one sample to the next it
 # moves by about 1 % (on the digit and newsgroup stand-ins), and it only
 # sets the solvers' units.

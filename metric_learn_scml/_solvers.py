@@ -35,7 +35,6 @@ from ._arrays import chunk_rows
 from ._problem import (HingeProblem, SolverResult, active_columns, penalty_for,
                        report, triplet_scale)
 
-
 # Above OBJECTIVE_SAMPLE_ABOVE triplets (about 33,000 points at 30 triplets
 # a point), RDA's evaluations use a fixed sample of OBJECTIVE_SAMPLE of
 # them: an evaluation then costs the same at any n, and the sample's mean

@@ -12,9 +12,10 @@ section "Global Metric Learning"): for every point ``i``, its
 The neighbours are exact (scikit-learn's ``NearestNeighbors``), at a cost
 of about ``n^2`` distances in all up to :data:`MAX_ANCHORS` points.
 
-Beyond :data:`MAX_ANCHORS` points the triplets are those of a random
-:data:`MAX_ANCHORS` of the points as anchors, their targets and impostors
-still the nearest among all points (:func:`sample_anchors`). This goes
+Beyond :data:`MAX_ANCHORS` points the triplets are those of a stratified
+random sample of about :data:`MAX_ANCHORS` of the points as anchors (each
+class's share rounded up, :func:`sample_anchors`), their targets and
+impostors still the nearest among all points. This goes
 beyond the paper, which mines every point: the solver draws at most
 ``max_iter * batch_size`` triplets (640,000 at the defaults), fewer than
 :data:`MAX_ANCHORS` anchors give, so more anchors only cost search time,
@@ -66,13 +67,12 @@ import numbers
 import numpy as np
 from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils import check_array, check_random_state, check_scalar
-from sklearn.utils.validation import check_consistent_length, column_or_1d
+from sklearn.utils import check_random_state, check_scalar, check_X_y
+from sklearn.utils.multiclass import type_of_target
 
 from ._arrays import (binary_scales, centred, chunk_rows, compared_pairs,
                       distinct_rows)
 from ._defaults import MAX_ANCHORS, MINIBATCH_MIN_SAMPLES
-
 
 # The most triplets the pairs of one anchor give (the k_genuine * k_impostor
 # of the triplets mined from labels at their defaults): an anchor in many
@@ -95,9 +95,10 @@ PAIR_QUADRUPLETS = 10
 def sample_anchors(members_of, max_anchors, random_state):
     """The anchors of each class: all, or a stratified random subset.
 
-    With more than ``max_anchors`` points in all, each class keeps
+    With more than ``max_anchors`` points in all (``n``), each class keeps
     ``ceil(n_c * max_anchors / n)`` of its ``n_c`` points, drawn without
-    replacement and kept in order.
+    replacement and kept in order: from ``max_anchors`` to ``max_anchors +
+    n_classes - 1`` anchors in all.
 
     Returns
     -------
@@ -181,8 +182,11 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
     X : array-like of shape (n_samples, n_features)
         The points.
     y : array-like of shape (n_samples,)
-        Class labels (any type :func:`numpy.unique` can sort), two classes
-        or more.
+        Class labels, two classes or more, as the estimators take them:
+        binary or multiclass targets in scikit-learn's sense (integers,
+        strings, or floats of integral values), no NaN, of one type. A
+        column of shape (n_samples, 1) is raveled with a
+        ``DataConversionWarning``.
     k_genuine : int, default=3
         Targets per point. A class with fewer than ``k_genuine + 1`` members
         uses all its other members; a class of one member gives no triplet.
@@ -191,16 +195,22 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
     random_state : int, RandomState instance or None, default=None
         Seed of the anchors drawn beyond ``max_anchors`` points.
     max_anchors : int, default=50000
-        Beyond this many points, only the triplets of a stratified random
-        ``max_anchors`` of them (each class keeps its share; their targets
-        and impostors are still searched among all points). Beyond the
-        paper.
+        Beyond this many candidate anchors (``n``: every point, or the
+        ``anchors`` given), only the triplets of a stratified random sample
+        of them: each class keeps ``ceil(n_c * max_anchors / n)`` of its
+        ``n_c`` candidates, its share rounded up, so from ``max_anchors``
+        to ``max_anchors + n_classes - 1`` anchors are mined in all, not
+        exactly ``max_anchors`` (on 150 points of 3 classes of 50,
+        ``max_anchors=149`` keeps all 150 and ``max_anchors=1`` keeps 3).
+        Their targets and impostors are still searched among all points.
+        Beyond the paper.
     anchors : array-like of int, default=None
-        The indices of the points whose triplets are mined (then at most
-        ``max_anchors`` of them); the others serve only as targets and
-        impostors. None: every point. Beyond the paper (``partial_fit``
-        mines a batch against the points it remembers).
-    progress : callable, default=None
+        The indices of the points whose triplets are mined (at least one;
+        a stratified sample of them beyond ``max_anchors``, as above); the
+        others serve only as targets and impostors. None: every point.
+        Beyond the paper (``partial_fit`` mines a batch against the points
+        it remembers).
+    progress : callable or None, default=None
         Called as ``progress(done, total)`` after each class is searched.
 
     Returns
@@ -212,8 +222,13 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
     Raises
     ------
     ValueError
-        If ``y`` has fewer than two classes, or no class has two members,
-        or an argument is malformed (the message names it).
+        If ``y`` holds NaN or is not class labels (continuous values, say),
+        has fewer than two classes, or no class has two members, if
+        ``anchors`` is empty, or if an argument is malformed (the message
+        names it).
+    TypeError
+        If ``y`` mixes labels of several types (or None), or ``progress``
+        is not callable.
 
     Examples
     --------
@@ -229,18 +244,18 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
     >>> SCML(preprocessor=X, random_state=0).fit(triplets).transform(X).shape[0]
     5
     """
-    X = check_array(X, dtype=np.float64, input_name="X")
-    y = column_or_1d(y)
-    check_consistent_length(X, y)
+    # y as the estimators check it, with the same messages: NaN would be
+    # a class of its own, and continuous values classes of one member each.
+    X, y = check_X_y(X, y, dtype=np.float64, estimator="triplets_from_labels")
+    check_class_labels(y, "triplets_from_labels")
     for name, value in (("k_genuine", k_genuine), ("k_impostor", k_impostor),
                         ("max_anchors", max_anchors)):
         check_scalar(value, name, numbers.Integral, min_val=1)
+    if progress is not None and not callable(progress):
+        raise TypeError("progress must be a callable or None, got %r of "
+                        "type %s." % (progress, type(progress).__name__))
     X = centred(X)
-    try:
-        classes, class_index = np.unique(y, return_inverse=True)
-    except TypeError as error:
-        raise TypeError("y must hold class labels of one type (all strings "
-                        "or all numbers): %s." % error) from None
+    classes, class_index = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:
         raise ValueError(
             "y has a single class (%r): triplet constraints need at least two "
@@ -252,6 +267,13 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
     else:
         # Positions into each class of its anchors (then of a sample).
         anchors = np.asarray(anchors).reshape(-1)
+        if anchors.shape[0] == 0:
+            # (Else every class would be left without an anchor, and the
+            # error would blame classes of one member.)
+            raise ValueError(
+                "anchors is empty: give the indices of at least one point of "
+                "X, in 0..%d, whose triplets are mined, or anchors=None for "
+                "every point." % (X.shape[0] - 1))
         if anchors.dtype.kind not in "iu" or (
                 (anchors < 0) | (anchors >= X.shape[0])).any():
             raise ValueError("anchors must be indices of points of X, in "
@@ -907,3 +929,33 @@ def labels_basis(kind, X, y, rows, triplets, n_basis, random_state=None):
     if kind == "triplet_diffs":
         return triplet_basis(X, triplets, n_basis, random_state=random_state)
     return lda_basis(X[rows], y[rows], n_basis, random_state=random_state)
+
+
+def check_class_labels(y, who):
+    """Refuse labels that are not classes (``type_of_target`` binary or
+    multiclass) or cannot be sorted, in words that name ``who`` and the
+    fix: the triplets are built from classes."""
+    check_label_types(y)
+    kind = type_of_target(y, input_name="y")
+    if kind not in ("binary", "multiclass"):
+        raise ValueError(
+            "Unknown label type %r for y: %s builds its triplets from "
+            "classes, so y must hold class labels. Bin a continuous target "
+            "first (e.g. with sklearn.preprocessing.KBinsDiscretizer), or "
+            "give SCML triplets directly." % (kind, who))
+
+
+def check_label_types(y):
+    """Raise a ``TypeError`` naming ``y`` when its labels cannot be sorted.
+
+    Labels of mixed types (strings and numbers, or None) would otherwise
+    fail in a sort inside numpy, or be taken for a continuous target.
+    """
+    if y.dtype == object:
+        try:
+            np.unique(y)
+        except TypeError as error:
+            raise TypeError(
+                "y must hold class labels of one type (all strings or all "
+                "numbers), without None: %s. Convert them, e.g. with "
+                "y.astype(str)." % error) from None

@@ -25,15 +25,13 @@ from metric_learn.exceptions import PreprocessorError
 from scipy.sparse import issparse
 from sklearn.utils import (ClassifierTags, check_array, check_random_state,
                            check_X_y)
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 from threadpoolctl import threadpool_limits
 
 from ._arrays import (binary_scales, chunk_rows, distinct_rows,
                       largest_magnitude, plain, triplets_to_indices)
-from ._triplets import (pairs_without_triplet, quadruplets_from_pairs,
-                        triplets_from_pairs)
-
+from ._triplets import (check_class_labels, pairs_without_triplet,
+                        quadruplets_from_pairs, triplets_from_pairs)
 
 # The range of feature magnitudes accepted. The solvers run on the data
 # brought to unit scale (see unit_scale), so their float32 tables neither
@@ -124,41 +122,71 @@ def check_basis_array(basis, n_features, n_basis):
 # ---------------------------------------------------------------- inputs
 
 
-class NegativeIndexError(ValueError):
-    """A negative index into an array ``preprocessor``."""
+class PreprocessorInputError(ValueError):
+    """Indices a ``preprocessor`` cannot take, or rows it did not give."""
 
 
 class PointIndexer(ArrayIndexer):
-    """metric-learn's array ``preprocessor``, refusing negative indices.
+    """metric-learn's array ``preprocessor``, refusing indices that are not
+    rows of it.
 
-    numpy would take ``-1`` as the last point, silently: an index triplet
-    or point with a negative entry is a user error.
+    numpy would take ``-1`` as the last point, silently, and say "index 150
+    is out of bounds" or "arrays used as indices must be of integer type"
+    from inside metric-learn: an index that is negative, too large or not
+    an integer is a user error.
     """
 
     def __call__(self, indices):
         indices = np.asarray(indices)
-        if indices.dtype.kind in "iuf" and (indices < 0).any():
-            raise NegativeIndexError(
+        n_rows = self.X.shape[0]
+        if indices.dtype.kind not in "iu":
+            raise PreprocessorInputError(
+                "With an array preprocessor the input holds indices of its "
+                "rows, which must be integers, got dtype %s. Pass integer "
+                "indices (e.g. indices.astype(int)), or the points "
+                "themselves without a preprocessor." % indices.dtype)
+        outside = (indices < 0) | (indices >= n_rows)
+        if outside.any():
+            raise PreprocessorInputError(
                 "Index %r in the input: with an array preprocessor, indices "
                 "select its rows and must lie in 0..%d. Negative indices are "
                 "not accepted (numpy would take -1 as the last row)." % (
-                    indices[indices < 0].ravel()[0].item(),
-                    self.X.shape[0] - 1))
+                    indices[outside].ravel()[0].item(), n_rows - 1))
         return super().__call__(indices)
+
+
+class RowsChecked:
+    """A callable ``preprocessor`` whose output must hold one point per
+    index: with fewer or more rows, the labels and tuples would be paired
+    with the wrong points."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, indices):
+        points = np.asarray(self.function(indices))
+        n_indices = np.shape(indices)[0]
+        if points.ndim < 1 or points.shape[0] != n_indices:
+            raise PreprocessorInputError(
+                "The preprocessor returned %s for %d indices: it must return "
+                "one point (one row) per index, in their order." % (
+                    "an array of shape %s" % (points.shape,), n_indices))
+        return points
 
 
 def checked_input(estimator, data, **kwargs):
     """metric-learn's ``check_input`` with ``estimator``'s preprocessor.
 
-    A negative index raises its :class:`NegativeIndexError` (a
-    ``ValueError``), not the ``PreprocessorError`` that metric-learn wraps
-    every failure of a preprocessor in.
+    Indices the preprocessor cannot take, and rows it did not give, raise
+    their :class:`PreprocessorInputError` (a ``ValueError``), not the
+    ``PreprocessorError`` that metric-learn wraps every failure of a
+    preprocessor in.
     """
     try:
         return check_input(data, preprocessor=estimator.preprocessor_,
                            estimator=estimator, **kwargs)
     except PreprocessorError as error:
-        if isinstance(error.__context__, NegativeIndexError):
+        if isinstance(error.__context__, PreprocessorInputError):
             raise error.__context__ from None
         raise
 
@@ -173,7 +201,7 @@ def check_tuples(estimator, tuples, tuple_size):
             "input." % ("pairs" if tuple_size == 2 else "triplets",
                         tuples.shape[-1], type(estimator).__name__,
                         estimator.n_features_in_))
-    return tuples
+    return check_magnitude(estimator, tuples)
 
 
 def name_of(who):
@@ -193,17 +221,18 @@ def no_basis_error(who):
         "differ in at least one feature." % name_of(who))
 
 
-def check_scale(who, X):
+def check_scale(who, X, distinct=True):
     """Raise a ``ValueError`` naming the fix when ``X`` cannot be learned on.
 
     Identical points (every feature constant) leave no direction to learn:
     the error of an empty basis, raised before the basis is built from
-    their rounding noise. Features beyond ``MAX_ABS_VALUE`` or all below
+    their rounding noise (unless not ``distinct``: a later batch, whose
+    basis is drawn already). Features beyond ``MAX_ABS_VALUE`` or all below
     ``MIN_ABS_VALUE`` in absolute value are out of range.
     SCML is equivariant to the scale of the data (``X * s`` with ``beta *
     s**2`` is the same model), so rescaling loses nothing.
     """
-    if (X == X[:1]).all():
+    if distinct and (X == X[:1]).all():
         raise no_basis_error(who)
     largest = largest_magnitude(X)
     if largest > MAX_ABS_VALUE or largest < MIN_ABS_VALUE:
@@ -217,6 +246,20 @@ def check_scale(who, X):
                 name_of(who), "up to" if large else "of at most",
                 largest, "overflow" if large else "underflow",
                 "divide" if large else "multiply"))
+
+
+def check_magnitude(who, X):
+    """Refuse points given after ``fit`` beyond ``MAX_ABS_VALUE``, whose
+    squared distances overflow (inf, or NaN in a local metric); ``fit``
+    refuses them too (:func:`check_scale`)."""
+    largest = largest_magnitude(X)
+    if largest > MAX_ABS_VALUE:
+        raise ValueError(
+            "%s got points with features up to %.3g in absolute value, "
+            "beyond %g: their squared distances overflow. Scale new points "
+            "as the training points were (e.g. with the StandardScaler "
+            "fitted on them)." % (name_of(who), largest, MAX_ABS_VALUE))
+    return X
 
 
 def warn_feature_scales(X):
@@ -406,8 +449,18 @@ def check_metric_points(estimator, u, v):
     For the functions ``get_metric`` returns, where numpy would otherwise
     fail to broadcast or align points of another length.
     """
-    u = np.asarray(u, dtype=float).ravel()
-    v = np.asarray(v, dtype=float).ravel()
+    name = type(estimator).__name__
+    points = []
+    for point, label in ((u, "u"), (v, "v")):
+        # (As scipy's distances, a point may have axes of length one.)
+        if sum(length > 1 for length in np.shape(point)) > 1:
+            raise ValueError(
+                "The metric of %s takes two 1-D points: %s has shape %s "
+                "(compare many pairs with pair_distance)."
+                % (name, label, np.shape(point)))
+        points.append(check_array(np.reshape(point, (1, -1)), dtype=float,
+                                  input_name=label)[0])
+    u, v = points
     # A global metric is that of components_ as it is now (metric-learn's
     # own tests set it by hand); the fit gave it n_features_in_ columns.
     components = estimator.__dict__.get("components_")
@@ -416,8 +469,7 @@ def check_metric_points(estimator, u, v):
     if not u.shape[0] == v.shape[0] == n_features:
         raise ValueError(
             "The metric of %s takes two points of %d features: got u with %d "
-            "and v with %d." % (type(estimator).__name__, n_features,
-                                u.shape[0], v.shape[0]))
+            "and v with %d." % (name, n_features, u.shape[0], v.shape[0]))
     return u, v
 
 
@@ -452,14 +504,15 @@ def check_points(estimator, X):
     """Validate points (or indices, with a ``preprocessor``) after fit."""
     if estimator.preprocessor_ is None:
         check_formed_points(estimator, X)
-        return validate_data(estimator, X, reset=False)
+        return check_magnitude(estimator,
+                               validate_data(estimator, X, reset=False))
     X = checked_input(estimator, X, type_of_inputs="classic")
     if X.shape[1] != estimator.n_features_in_:
         raise ValueError(
             "X has %d features, but %s is expecting %d features as "
             "input." % (X.shape[1], type(estimator).__name__,
                         estimator.n_features_in_))
-    return X
+    return check_magnitude(estimator, X)
 
 
 def validate_supervised(estimator, X, y, reset=True):
@@ -470,16 +523,18 @@ def validate_supervised(estimator, X, y, reset=True):
     metric-learn's ``check_input`` first turns indices into points. Then
     :func:`check_labelled`, except that in the later batches of
     ``partial_fit`` (no ``reset``) the features must match, and a batch of
-    one class teaches nothing but is no error.
+    one point, of one class or of identical points is no error: its
+    triplets are mined against the points remembered.
     """
     check_y_given(y, estimator)
+    fewest = 2 if reset else 1
     if estimator.preprocessor_ is None:
         check_formed_points(estimator, X)
         X, y = validate_data(estimator, X, y, dtype=np.float64,
-                             ensure_min_samples=2, reset=reset)
+                             ensure_min_samples=fewest, reset=reset)
     else:
         X, y = checked_input(estimator, X, y=y, type_of_inputs="classic",
-                             dtype=np.float64, ensure_min_samples=2)
+                             dtype=np.float64, ensure_min_samples=fewest)
         check_n_features(estimator, X.shape[1], reset)
     return check_labelled(X, y, estimator, reset, estimator.n_components)
 
@@ -511,15 +566,8 @@ def check_labelled(X, y, who, reset=True, n_components=None):
     points pass :func:`check_scale`, and ``n_components``
     :func:`check_n_components`.
     """
-    check_label_types(y)
-    kind = type_of_target(y, input_name="y")
-    if kind not in ("binary", "multiclass"):
-        raise ValueError(
-            "Unknown label type %r for y: %s builds its triplets from "
-            "classes, so y must hold class labels. Bin a continuous target "
-            "first (e.g. with sklearn.preprocessing.KBinsDiscretizer), or give "
-            "SCML triplets directly." % (kind, name_of(who)))
-    check_scale(who, X)
+    check_class_labels(y, name_of(who))
+    check_scale(who, X, distinct=reset)
     check_n_components(n_components, X.shape[1])
     if reset:
         warn_feature_scales(X)
@@ -528,22 +576,6 @@ def check_labelled(X, y, who, reset=True, n_components=None):
             "y has a single class (%r): %s needs at least two classes to "
             "build triplet constraints." % (plain(y[0]), name_of(who)))
     return X, y
-
-
-def check_label_types(y):
-    """Raise a ``TypeError`` naming ``y`` when its labels cannot be sorted.
-
-    Labels of mixed types (strings and numbers, or None) would otherwise
-    fail in a sort inside numpy, or be taken for a continuous target.
-    """
-    if y.dtype == object:
-        try:
-            np.unique(y)
-        except TypeError as error:
-            raise TypeError(
-                "y must hold class labels of one type (all strings or all "
-                "numbers), without None: %s. Convert them, e.g. with "
-                "y.astype(str)." % error) from None
 
 
 def require_tasks(estimator, tasks, what, single_task):
@@ -648,6 +680,19 @@ class Options:
 
     def range_error(self, name, value):
         return None if value in self.options else "not one of the options"
+
+
+class Flag:
+    """``True`` or ``False`` (numpy's bools too)."""
+
+    def describe(self):
+        return "a bool"
+
+    def accepts_type(self, value):
+        return isinstance(value, (bool, np.bool_))
+
+    def range_error(self, name, value):
+        return None
 
 
 class ArrayLike:
@@ -795,3 +840,64 @@ def triplet_classifier_tags(tags, target_required):
     tags.classifier_tags = ClassifierTags(multi_class=False)
     tags.target_tags.required = target_required
     return tags
+
+
+def check_parameter_array(name, value, shape, layout):
+    """``value`` as a float array of ``shape`` (a number broadcast to it).
+
+    For the ``coef`` and ``intercept`` a user gives
+    :meth:`_LocalModel.training_objective`: a ``ValueError`` naming
+    ``name``, the shape expected (``layout``, e.g. ``"(n_basis,)"``, and
+    its fitted value) and the one given, for another shape, non-numbers,
+    NaN or infinity (numpy would fail inside ``vstack``, or the objective
+    be NaN).
+    """
+    expected = "a number or an array of shape %s = %s, as %s_" % (
+        layout, shape, name)
+    try:
+        array = np.asarray(value)
+    except ValueError:   # ragged nested sequences
+        raise ValueError("%s must be %s; got a ragged sequence." % (
+            name, expected)) from None
+    if array.dtype.kind not in "iuf":
+        raise ValueError("%s must be %s; got dtype %s." % (
+            name, expected, array.dtype))
+    array = array.astype(np.float64)
+    if array.ndim == 0:
+        array = np.full(shape, array.item())
+    elif array.shape != shape:
+        raise ValueError("%s must be %s; got shape %s." % (
+            name, expected, array.shape))
+    if not np.isfinite(array).all():
+        raise ValueError(
+            "%s contains NaN or infinity (%d of its %d entries): every entry "
+            "must be finite." % (name, np.count_nonzero(~np.isfinite(array)),
+                                 array.size))
+    return array
+
+
+def refuse_pairs(estimator, tuples, method):
+    """Raise a ``ValueError`` when ``method`` (``predict``, ``score`` or
+    ``decision_function`` of :class:`LocalSCML`) gets pairs.
+
+    Those methods score triplets. A local metric measures a pair under the
+    metric of its first point (:meth:`_LocalModel.pair_distance`), so that
+    ``d(a, b)`` and ``d(b, a)`` differ and a pair's label, which is
+    symmetric, has no order-free prediction: the model keeps no pair
+    classifier (no ``threshold_``), and the message names the methods for
+    pairs and a way to cross-validate a model fitted on them.
+    """
+    if is_pairs(tuples):
+        name = type(estimator).__name__
+        raise ValueError(
+            "%s.%s scores triplets (a, b, c): whether b is closer to a than c "
+            "is, under the metric of a. It got pairs (a second axis of length "
+            "2). %s is no classifier of pairs, even after fit(pairs, y): a "
+            "local metric measures a pair under the metric of its first "
+            "point, so d(a, b) and d(b, a) differ. For pairs, use "
+            "pair_distance(pairs) or pair_score(pairs). To cross-validate a "
+            "model fitted on pairs, score its pair_score, e.g. "
+            "cross_val_score(model, pairs, y, scoring=lambda model, pairs, y: "
+            "sklearn.metrics.roc_auc_score(y, model.pair_score(pairs))), or "
+            "score it on triplets. For a classifier of pairs, use SCML."
+            % (name, method, name))

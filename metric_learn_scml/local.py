@@ -44,7 +44,8 @@ from ._local import (KernelPCAEmbedding, forward_backward, local_kkt_residual,
 from ._pipelines import _FromLabels, _FromTriplets
 from ._problem import pair_index, report, scaled_differences
 from ._validation import (Interval, Options, check_index_triplets,
-                          check_metric_points, check_tuples, warn_score_pairs)
+                          check_metric_points, check_parameter_array,
+                          check_tuples, refuse_pairs, warn_score_pairs)
 
 
 class _LocalModel(_SCMLEstimator):
@@ -196,20 +197,33 @@ class _LocalModel(_SCMLEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         triplets : array-like of shape (n_triplets, 3) of int
-        coef, intercept : ndarray, default=None
-            :math:`A` and :math:`c` to evaluate (default: the fitted ones;
-            ``coef=0`` and ``intercept=sqrt(global_weights_)`` is the
-            global start).
+        coef : float or ndarray of shape (embedding_dim\\_, n_basis), default=None
+            :math:`A` to evaluate (default: the fitted ``coef_``); a
+            number is broadcast to that shape, so ``coef=0`` and
+            ``intercept=sqrt(global_weights_)`` is the global start.
+        intercept : float or ndarray of shape (n_basis,), default=None
+            :math:`c` to evaluate (default: the fitted ``intercept_``); a
+            number is broadcast to that shape.
 
         Returns
         -------
         float
+
+        Raises
+        ------
+        ValueError
+            For a ``coef`` or ``intercept`` of another shape than the
+            fitted one (and not a number), or with NaN or infinity.
         """
         check_is_fitted(self)
         X = self._check_points(X)
         triplets = check_index_triplets(triplets, X.shape[0])
-        coef = self.coef_ if coef is None else coef
-        intercept = self.intercept_ if intercept is None else intercept
+        coef = self.coef_ if coef is None else check_parameter_array(
+            "coef", coef, self.coef_.shape, "(embedding_dim_, n_basis)")
+        intercept = (self.intercept_ if intercept is None
+                     else check_parameter_array(
+                         "intercept", intercept, self.intercept_.shape,
+                         "(n_basis,)"))
         pairs, triplet_pairs = pair_index(triplets)
         couples, triplet_couples = oriented_pairs(triplets[:, 0],
                                                   triplet_pairs)
@@ -392,6 +406,17 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
     Metric Learning"). The basis is built from the triplets as in
     :class:`SCML`. With labels, use :class:`LocalSCML_Supervised`.
 
+    ``fit(pairs, y)`` learns from metric-learn's labelled pairs too, as the
+    triplets they form (:meth:`fit`). Whatever the fit, ``predict``,
+    ``decision_function`` and ``score`` take triplets, and refuse pairs
+    with a ``ValueError``: a local metric measures a pair under the metric
+    of its first point, so :math:`d(a, b) \ne d(b, a)`, and the model is
+    no classifier of pairs (no ``threshold_``, unlike :class:`SCML`).
+    Measure pairs with :meth:`pair_distance` or :meth:`pair_score`, and
+    evaluate a model fitted on pairs with, e.g.,
+    ``sklearn.metrics.roc_auc_score(y, model.pair_score(pairs))``, or on
+    triplets with ``score``.
+
     Parameters
     ----------
     beta : float, default=1e-5
@@ -554,6 +579,65 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
         self.verbose = verbose
         self.preprocessor = preprocessor
         self.random_state = random_state
+
+    def decision_function(self, triplets):
+        """``d(a, c) - d(a, b)`` of each triplet, under the metric of ``a``
+        (positive where its order is kept).
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+            Triplets only, also after a fit on pairs: pairs raise a
+            ``ValueError`` that names :meth:`pair_score`.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_triplets,)
+        """
+        check_is_fitted(self)
+        refuse_pairs(self, triplets, "decision_function")
+        return super().decision_function(triplets)
+
+    def predict(self, triplets):
+        """+1 for each triplet ``(a, b, c)`` whose ``b`` is closer to ``a``
+        than ``c`` is, under the metric of ``a``; -1 otherwise.
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+            Triplets only, also after a fit on pairs: pairs raise a
+            ``ValueError`` that names :meth:`pair_score`.
+
+        Returns
+        -------
+        predictions : ndarray of shape (n_triplets,)
+        """
+        check_is_fitted(self)
+        refuse_pairs(self, triplets, "predict")
+        return super().predict(triplets)
+
+    def score(self, triplets, y=None):
+        """The fraction of ``triplets`` whose order the metric keeps.
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or \
+(n_triplets, 3)
+            Triplets only, also after a fit on pairs: pairs raise a
+            ``ValueError`` that names :meth:`pair_score` and how to
+            cross-validate a model fitted on pairs.
+        y : None
+            Ignored (as in :meth:`fit`).
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        refuse_pairs(self, triplets, "score")
+        return super().score(triplets, y)
 
 
 class LocalSCML_Supervised(_FromLabels, _LocalModel):

@@ -31,10 +31,9 @@ from sklearn.utils.validation import (check_consistent_length, check_is_fitted,
                                       column_or_1d, validate_data)
 
 from ._arrays import plain
-from ._validation import (Interval, check_label_types, forget_fit,
-                          parameter_constraints, validate_parameters,
-                          validate_value)
-
+from ._triplets import check_label_types
+from ._validation import (Interval, forget_fit, parameter_constraints,
+                          validate_parameters, validate_value)
 
 # Query rows handled at once by the local model (bounds the memory of the
 # distance block to this many rows times the training size).
@@ -466,6 +465,8 @@ def knn_scorer(estimator, X, y, n_neighbors=3):
     embedded = estimator.transform(X)
     y = column_or_1d(y, warn=True)
     check_consistent_length(embedded, y)
+    # (np.unique below would fail in numpy's sort, naming nothing.)
+    check_label_types(y)
     if n_neighbors >= y.shape[0]:
         raise ValueError(
             "n_neighbors=%d needs more than %d points to score: give more "

@@ -20,15 +20,14 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, check_cv
 
-from ._defaults import BETA_RATIO_HIGH, EXACT_GAP_TOL
 from ._base import _SCMLEstimator
+from ._defaults import BETA_RATIO_HIGH, EXACT_GAP_TOL
 from ._driver import LabelledPath, beta_grid, path_basis
 from ._pipelines import _FromLabels, path_settings
 from ._validation import (Interval, checked_random_state,
                           parameter_constraints, plain,
                           validate_labelled_points, validate_parameters,
                           validate_value)
-
 
 # The grid parameters shared by scml_path and SCML_SupervisedCV.
 GRID_CONSTRAINTS = {

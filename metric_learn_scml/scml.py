@@ -30,6 +30,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from ._arrays import plain
 from ._base import _LinearMetric, _SCMLEstimator
 from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, fill
 from ._driver import (BetaSelection, LabelledPath, best_beta, beta_grid,
@@ -37,7 +38,7 @@ from ._driver import (BetaSelection, LabelledPath, best_beta, beta_grid,
 from ._pipelines import _IncrementalFromLabels, _IncrementalFromTriplets
 from ._validation import (HasMethods, Interval, IterableOf, Options,
                           check_pair_labels, check_tuples, checked_input,
-                          is_pairs, single_threaded)
+                          is_pairs, single_threaded, validate_value)
 from .path import GRID_CONSTRAINTS, check_betas, cv_splits, warn_no_order
 
 
@@ -193,8 +194,15 @@ class _PairsAndTriplets(_IncrementalFromTriplets):
         if is_pairs(tuples):
             check_is_fitted(self)
             self._check_labels("score", y)
-            return roc_auc_score(column_or_1d(y),
-                                 self.decision_function(tuples))
+            y = column_or_1d(y)
+            if np.unique(y).shape[0] < 2:
+                # (roc_auc_score would warn and return NaN.)
+                raise ValueError(
+                    "score(pairs, y) is the ROC AUC, which needs both kinds "
+                    "of pair: y holds only %r. Score on pairs of both kinds "
+                    "(stratify the folds by y), or use "
+                    "accuracy_score(y, predict(pairs))." % (plain(y[0]),))
+            return roc_auc_score(y, self.decision_function(tuples))
         return super().score(tuples, y)
 
     def calibrate_threshold(self, pairs_valid, y_valid, strategy="accuracy",
@@ -240,11 +248,13 @@ class _PairsAndTriplets(_IncrementalFromTriplets):
         Parameters
         ----------
         threshold : float
+            A finite distance.
 
         Returns
         -------
         self
         """
+        validate_value("threshold", threshold, [Interval("float")])
         return _PairsClassifierMixin.set_threshold(self, threshold)
 
     _validate_calibration_params = staticmethod(

@@ -139,6 +139,24 @@ def test_a_batch_without_triplets_leaves_the_model_unchanged(blobs):
     assert not np.array_equal(model.weights_, weights)
 
 
+def test_a_later_batch_of_one_point_or_of_identical_points_is_learned(blobs):
+    # Its triplets are mined against the points remembered; it was refused
+    # as "a minimum of 2 samples", or as data with no direction to learn.
+    X, y, _, _ = blobs
+    model = SCML_Supervised(max_iter=200, **FAST).partial_fit(X[:300], y[:300])
+    for batch in ([0], [0, 0]):
+        weights = model.weights_.copy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            model.partial_fit(X[batch], y[batch])
+        assert not np.array_equal(model.weights_, weights)
+    # The first batch still needs two points that differ.
+    with pytest.raises(ValueError, match="minimum of 2"):
+        SCML_Supervised(**FAST).partial_fit(X[:1], y[:1])
+    with pytest.raises(ValueError, match="no basis element"):
+        SCML_Supervised(**FAST).partial_fit(X[[0, 0]], [0, 1])
+
+
 def test_later_batches_must_have_the_first_batch_features(blobs):
     X, y, _, _ = blobs
     model = SCML_Supervised(**FAST).partial_fit(X[:500], y[:500])
@@ -175,6 +193,23 @@ def test_multitask_partial_fit_adds_a_task_seen_later(blobs):
     np.testing.assert_allclose(
         model._rda_state.mean_gradient[0],
         left * steps / model._rda_state.iteration, rtol=1e-8)
+
+
+def test_a_new_task_whose_batch_gives_no_triplet_is_not_added(blobs):
+    # tasks_ grew by the new task while weights_ kept their rows, and every
+    # per-task method on it raised an IndexError.
+    X, y, _, _ = blobs
+    X, y = X[:300], y[:300]
+    tasks = (X[:, 0] > 0).astype(int)
+    model = MultiTaskSCML_Supervised(max_iter=200, partial_fit_memory=0,
+                                     **FAST).partial_fit(X, y, tasks)
+    weights = model.weights_.copy()
+    with pytest.warns(UserWarning, match="gives no triplet"):
+        model.partial_fit(X[:4], np.zeros(4, dtype=int), [7] * 4)
+    assert model.tasks_.tolist() == [0, 1]
+    np.testing.assert_array_equal(model.weights_, weights)
+    with pytest.raises(ValueError, match="Unknown task 7"):
+        model.transform(X[:2], task=7)
 
 
 def test_later_batch_tasks_of_another_type_are_refused(blobs):

@@ -2,6 +2,7 @@
 
 import inspect
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -736,6 +737,97 @@ def test_training_objective_refuses_indices_outside_the_points(iris, iris_model)
                        ([[0.0, 1.0, 2.0]], "integer"), ([0, 1, 2], "shape")):
         with pytest.raises(ValueError, match=match):
             iris_model.training_objective(X, bad)
+
+
+def test_training_objective_takes_the_documented_scalar_coef(iris, iris_model):
+    # The docstring's call: coef=0 with intercept=sqrt(global_weights_) is
+    # the global start (it raised numpy's concatenation error).
+    X, y = iris
+    triplets = triplets_from_labels(X, y)
+    start = np.sqrt(iris_model.global_weights_)
+    documented = iris_model.training_objective(X, triplets, coef=0,
+                                               intercept=start)
+    assert np.isfinite(documented)
+    assert documented == iris_model.training_objective(
+        X, triplets, coef=np.zeros_like(iris_model.coef_), intercept=start)
+    # A number is broadcast to the intercept's shape too.
+    assert iris_model.training_objective(X, triplets, coef=0.0,
+                                         intercept=0.5) == \
+        iris_model.training_objective(
+            X, triplets, coef=np.zeros_like(iris_model.coef_),
+            intercept=np.full_like(start, 0.5))
+
+
+def test_training_objective_names_a_wrong_coef_or_intercept(iris, iris_model):
+    X, y = iris
+    triplets = triplets_from_labels(X, y)
+    coef_shape = re.escape(str(iris_model.coef_.shape))
+    n_basis = iris_model.intercept_.shape[0]
+    for kwargs, match in (
+            (dict(coef=np.zeros((3, 3))),
+             r"coef must be a number or an array of shape \(embedding_dim_, "
+             r"n_basis\) = %s.*got shape \(3, 3\)" % coef_shape),
+            (dict(coef=iris_model.coef_.T),
+             r"coef must be .*got shape \(%d, %d\)"
+             % iris_model.coef_.T.shape),
+            (dict(intercept=np.ones(3)),
+             r"intercept must be a number or an array of shape \(n_basis,\) = "
+             r"\(%d,\).*got shape \(3,\)" % n_basis),
+            (dict(coef=np.full_like(iris_model.coef_, np.nan)),
+             "coef contains NaN or infinity"),
+            (dict(coef=np.nan), "coef contains NaN or infinity"),
+            (dict(intercept=np.full(n_basis, np.inf)),
+             "intercept contains NaN or infinity"),
+            (dict(coef="0"), "coef must be .*got dtype"),
+            (dict(intercept=[[1.0], [1.0, 2.0]]),
+             "intercept must be .*ragged")):
+        with pytest.raises(ValueError, match=match):
+            iris_model.training_objective(X, triplets, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def pair_model(iris):
+    """LocalSCML fitted on labelled pairs of iris: ``(model, pairs, y)``."""
+    X, y = iris
+    index = np.random.RandomState(0).randint(0, X.shape[0], (300, 2))
+    labels = np.where(y[index[:, 0]] == y[index[:, 1]], 1, -1)
+    model = LocalSCML(embedding_dim=5, **FAST).fit(X[index], labels)
+    return model, X[index], labels
+
+
+@pytest.mark.parametrize("method", ["predict", "decision_function", "score"])
+def test_triplet_methods_refuse_pairs_with_the_fix(pair_model, method):
+    # A local distance depends on which point of the pair is the anchor:
+    # the model is no pair classifier, and says what to use instead (it
+    # raised metric-learn's "Tuples of 3 element(s) expected").
+    model, pairs, _ = pair_model
+    with pytest.raises(ValueError, match=(
+            r"LocalSCML\.%s scores triplets .* got pairs .*pair_distance"
+            r"\(pairs\) or pair_score\(pairs\)\. To cross-validate a model "
+            r"fitted on pairs.*roc_auc_score" % method)):
+        getattr(model, method)(pairs)
+
+
+def test_a_model_fitted_on_pairs_scores_triplets_and_its_pairs_by_pair_score(
+        iris, pair_model):
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import cross_val_score
+    X, y = iris
+    model, pairs, labels = pair_model
+    triplets = X[triplets_from_labels(X, y)]
+    decision = model.decision_function(triplets)
+    expected = (model.pair_distance(triplets[:, [0, 2]])
+                - model.pair_distance(triplets[:, [0, 1]]))
+    np.testing.assert_allclose(decision, expected)
+    np.testing.assert_array_equal(model.predict(triplets),
+                                  np.where(expected > 0, 1, -1))
+    assert model.score(triplets) == np.mean(expected > 0) > 0.8
+    # The cross-validation the message suggests.
+    scores = cross_val_score(
+        clone(model), pairs, labels, cv=2,
+        scoring=lambda model, pairs, y: roc_auc_score(
+            y, model.pair_score(pairs)))
+    assert scores.min() > 0.8
 
 
 def test_score_pairs_is_deprecated_as_in_metric_learn(iris, iris_model):

@@ -115,6 +115,23 @@ def test_auto_beta_of_like_tasks_is_sqrt_t_times_the_single_task_one():
     assert 0 < multi.n_active_basis_ <= single.n_active_basis_
 
 
+@pytest.mark.parametrize("scale", [1e80, 1e-90])
+def test_auto_beta_follows_the_scale_of_the_data_at_its_extremes(scale):
+    # The pooled beta_max of the tasks was the norm of squares that
+    # overflowed (beta_ inf, every metric zero) or underflowed (beta_ 0).
+    X, y = make_classification(n_samples=120, n_features=6, n_informative=3,
+                               n_redundant=0, random_state=0)
+    tasks = np.arange(len(y)) % 2
+    fast = dict(max_iter=300, random_state=0)
+    unit = MultiTaskSCML_Supervised(**fast).fit(X, y, tasks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        scaled = MultiTaskSCML_Supervised(**fast).fit(X * scale, y, tasks)
+    np.testing.assert_allclose(scaled.beta_ / scale ** 2, unit.beta_,
+                               rtol=1e-6)
+    assert scaled.n_active_basis_ == unit.n_active_basis_ > 0
+
+
 def test_one_task_equals_scml_on_triplets():
     X, y, _ = two_task_data()
     rng = np.random.RandomState(1)
@@ -271,6 +288,16 @@ def task_triplets(y, tasks, n_per_task, seed=0):
         triplets.append(np.column_stack([anchors, same, other]))
     triplets = np.concatenate(triplets)
     return triplets, tasks[triplets[:, 0]]
+
+
+def test_weak_multitask_refuses_pairs_with_a_fix_it_can_use():
+    # It said "learn from pairs with fit(pairs, y)", which it cannot.
+    X, y, tasks = two_task_data()
+    pairs = np.random.RandomState(0).randint(0, len(X), (40, 2))
+    for method in ("fit", "partial_fit"):
+        with pytest.raises(ValueError, match="MultiTaskSCML learns from "
+                           "triplets .* got pairs .* fit SCML"):
+            getattr(MultiTaskSCML(), method)(X[pairs], np.arange(40) % 2)
 
 
 def test_weak_multitask_learns_each_task_ordering():

@@ -261,6 +261,19 @@ def test_labels_of_mixed_types_name_y(wine_split):
         MetricKNeighborsClassifier(SCML_Supervised(**FAST)).fit(X, mixed)
 
 
+@pytest.mark.parametrize("labels", [["a", 1, 2.0], ["a", None, "b"]])
+def test_knn_scorer_names_y_for_labels_of_mixed_types(wine_split, global_knn,
+                                                      labels):
+    # They raised numpy's bare "'<' not supported between instances of ..."
+    # from the sort of np.unique; fit already names y.
+    from metric_learn_scml import knn_scorer
+    X, _, y, _ = wine_split
+    mixed = np.array(labels, dtype=object)[y]
+    with pytest.raises(TypeError, match="y must hold class labels of one "
+                                        "type .*, without None"):
+        knn_scorer(global_knn.estimator_, X, mixed)
+
+
 def test_learner_with_a_preprocessor_is_refused_clearly(wine_split):
     # Indices met scikit-learn's "Expected 2D array ... reshape(-1, 1)",
     # whose advice fitted a one-feature metric on the index values.

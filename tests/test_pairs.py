@@ -69,6 +69,20 @@ def test_independent_pairs_are_learned_and_classified_at_the_threshold(pair_task
     assert weights[:2].min() > 5 * weights[2:].max()
 
 
+def test_scoring_pairs_of_one_kind_or_a_non_finite_threshold_is_refused(
+        pair_task, pair_model):
+    # roc_auc_score warned and returned NaN; set_threshold(nan) made every
+    # pair dissimilar.
+    _, _, test, y_test = pair_task
+    similar = y_test == 1
+    with pytest.raises(ValueError, match="needs both kinds of pair"):
+        pair_model.score(test[similar], y_test[similar])
+    for threshold in (np.nan, np.inf, "1.0"):
+        with pytest.raises(ValueError, match="threshold must be"):
+            pair_model.set_threshold(threshold)
+    assert np.isfinite(pair_model.threshold_)
+
+
 def test_index_pairs_with_a_preprocessor_give_the_same_model(pair_task, pair_model):
     train, y_train, test, _ = pair_task
     X = train.reshape(-1, train.shape[-1])

@@ -196,6 +196,30 @@ def test_negative_indices_with_a_preprocessor_raise(wine_split):
     # Points, even with negative coordinates, are not indices.
     np.testing.assert_allclose(model.transform(-X_train[:2]),
                                -model.transform([0, 1]))
+    # Past the last row, or not integers: metric-learn's PreprocessorError
+    # around numpy's IndexError, not a ValueError.
+    with pytest.raises(ValueError, match=r"Index %d in the input" % (last + 1)):
+        model.transform([0, last + 1])
+    with pytest.raises(ValueError, match="must be integers, got dtype float"):
+        SCML_Supervised(**fast).fit(indices.astype(float), y_train)
+
+
+def test_a_callable_preprocessor_must_give_one_point_per_index(wine_split):
+    # Fewer rows than indices fitted silently on misaligned labels; more
+    # gave an IndexError from the pipeline.
+    X_train, _, y_train, _ = wine_split
+    indices = np.arange(len(X_train))
+    for rows in (slice(0, 100), np.r_[indices, indices]):
+        model = SCML_Supervised(preprocessor=lambda i: X_train[i][rows],
+                                max_iter=20, random_state=0)
+        with pytest.raises(ValueError, match=r"preprocessor returned an "
+                           r"array of shape \(\d+, 13\) for %d indices"
+                           % len(indices)):
+            model.fit(indices, y_train)
+    model = SCML_Supervised(preprocessor=lambda i: X_train[i], max_iter=20,
+                            random_state=0).fit(indices, y_train)
+    np.testing.assert_array_equal(model.transform([3, 4]),
+                                  model.transform(X_train[3:5]))
 
 
 def test_user_basis_array(wine_split):
@@ -289,6 +313,8 @@ def test_verbose_prints_a_progress_table(wine_split, capsys):
     ({"k_impostor": 2.0}, TypeError, "k_impostor must be an integer"),
     ({"tol": np.nan}, ValueError, "tol must be finite"),
     ({"basis": "pca"}, ValueError, "basis='pca' is not supported"),
+    ({"verbose": "yes"}, TypeError, "verbose must be a bool or an integer"),
+    ({"verbose": -1}, ValueError, "verbose must be >= 0"),
 ])
 def test_bad_parameters_raise_clear_errors(wine_split, params, error, match):
     X_train, _, y_train, _ = wine_split
@@ -939,6 +965,29 @@ def test_metric_function_names_points_of_the_wrong_length(iris):
         metric(X[0, :3], X[1, :3])
     assert metric(X[0], X[1], squared=True) == pytest.approx(
         scml.pair_distance(X[None, :2])[0] ** 2)
+    # A point with axes of length one is a point (as for scipy's metrics);
+    # several points, or NaN and infinity (a NaN distance before), are not.
+    assert metric(X[[0]], X[[1]].T) == metric(X[0], X[1])
+    with pytest.raises(ValueError, match="two 1-D points: v has shape"):
+        metric(X[0], X[:2])
+    for value, message in ((np.nan, "v contains NaN"), (np.inf, "infinity")):
+        with pytest.raises(ValueError, match=message):
+            metric(X[0], np.full(4, value))
+
+
+def test_points_beyond_the_fitted_range_are_refused_after_fit(iris):
+    # fit refuses features beyond 1e100; after fit, distances of 1e160
+    # were inf (NaN under a local metric) and predict followed them.
+    X, y = iris
+    model = SCML_Supervised(beta=1e-3, max_iter=200, random_state=0).fit(X, y)
+    pairs = np.stack([X[:5], X[5:10]], axis=1)
+    message = "features up to .* beyond 1e\\+100: their squared distances"
+    for method, data in (("pair_distance", pairs * 1e160),
+                         ("pair_score", pairs * 1e160),
+                         ("transform", X * 1e160)):
+        with pytest.raises(ValueError, match=message):
+            getattr(model, method)(data)
+    assert np.isfinite(model.pair_distance(pairs * 1e40)).all()
 
 
 def test_zero_weights_warning_names_its_cause():

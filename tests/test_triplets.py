@@ -82,6 +82,22 @@ def test_public_triplets_are_metric_learns_knn_triplets(iris):
     (dict(y=np.array([1, "a", 2, "b", 3], dtype=object)), TypeError,
      "y must hold class labels of one type"),
     (dict(X=np.full((5, 2), np.nan)), ValueError, "Input X contains NaN"),
+    # As the estimators refuse them (a NaN label was a class of its own).
+    (dict(y=np.array([0, 0, np.nan, 1, 1])), ValueError,
+     "Input y contains NaN"),
+    (dict(y=np.array([0, 0, None, 1, 1], dtype=object)), TypeError,
+     "y must hold class labels of one type .*, without None"),
+    # (Continuous y said "Every class of y has a single member".)
+    (dict(y=np.linspace(0.0, 1.0, 5)), ValueError,
+     "Unknown label type 'continuous' for y: triplets_from_labels builds"),
+    (dict(y=np.array([0, 0, 1, 1, 1], dtype=object)), ValueError,
+     "Unknown label type 'unknown' for y"),
+    # (An empty list was taken for float indices, an empty int array for
+    # classes of one member.)
+    (dict(anchors=[]), ValueError, "anchors is empty: give the indices"),
+    (dict(anchors=np.zeros(0, dtype=int)), ValueError, "anchors is empty"),
+    (dict(progress=5), TypeError, "progress must be a callable .*or None, "
+                                  "got 5 of type int"),
     # (approximate search was removed, and its keyword with it)
     (dict(neighbors="auto"), TypeError, "unexpected keyword argument "
                                         "'neighbors'"),
@@ -93,6 +109,32 @@ def test_public_triplets_name_a_bad_argument(arguments, error, match):
     values.update(arguments)
     with pytest.raises(error, match=match):
         public(**values)
+
+
+def test_public_triplets_take_a_column_of_labels_with_a_warning(iris):
+    # As the estimators (scikit-learn's column_or_1d(y, warn=True)).
+    from sklearn.exceptions import DataConversionWarning
+    X, y = iris
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        column = triplets_from_labels(X, y[:, None], 2, 3)
+    np.testing.assert_array_equal(column, triplets_from_labels(X, y, 2, 3))
+
+
+@pytest.mark.parametrize("max_anchors, n_anchors", [(1, 3), (2, 3), (3, 3),
+                                                    (4, 6), (149, 150)])
+def test_max_anchors_rounds_up_in_each_class(iris, max_anchors, n_anchors):
+    # The documented rule: ceil(n_c * max_anchors / n) anchors of each class,
+    # so from max_anchors to max_anchors + n_classes - 1 in all (not capped
+    # at max_anchors: capping would change the triplets mined at scale).
+    X, y = iris
+    triplets = triplets_from_labels(X, y, 2, 3, random_state=0,
+                                    max_anchors=max_anchors)
+    anchors = np.unique(triplets[:, 0])
+    assert anchors.shape[0] == n_anchors
+    np.testing.assert_array_equal(np.bincount(y[anchors]),
+                                  [n_anchors // 3] * 3)
+    assert "ceil(n_c * max_anchors / n)" in " ".join(
+        triplets_from_labels.__doc__.split())
 
 
 def test_pairs_give_the_triplets_of_their_shared_points():
