@@ -152,6 +152,14 @@ MARGIN_BAND = 0.1
 # Evidence: speed only (any value gives the same certified optimum).
 START_ATOMS = 0.2
 
+# Under a budget, an LP is not started with fewer simplex iterations left
+# than this: HiGHS' set-up and scipy's conversion of its block cost about
+# as much as a few hundred iterations, and on the breadth table (65 fits)
+# no LP started with fewer than 120 iterations left finished, while those
+# that ran out spent 0.1 to 1.6 s each.
+# Evidence: NOTES.md, "LPs the budget cannot finish are not started".
+MIN_LP_ITERATIONS = 100
+
 # Columns added per round at most (the most negative reduced costs first),
 # so that one round cannot turn a small LP into the whole problem.
 # Evidence: speed only (any value gives the same certified optimum).
@@ -193,8 +201,9 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
         A budget of work, counted as each LP's simplex iterations times
         the entries of its block (one pass of the dual simplex's pricing
         over the block per iteration): the LP that would exceed what is
-        left is stopped at HiGHS' iteration limit, and the best point
-        found by then is returned, with its duality gap. Work, not
+        left is stopped at HiGHS' iteration limit (or not started, with
+        fewer than ``MIN_LP_ITERATIONS`` left), and the best point found
+        by then is returned, with its duality gap. Work, not
         seconds, so that a fit is the same on any machine under any load.
         None: no budget.
 
@@ -240,6 +249,10 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
             lp.atoms.columns.shape[0], 1)
         max_iter = (None if budget is None
                     else int((budget - (lp.work - work_before)) // entries))
+        if max_iter is not None and max_iter < MIN_LP_ITERATIONS:
+            # (Its set-up alone would spend what is left.)
+            out_of_budget = True
+            break
         try:
             weights, row_ids, alpha = lp.solve(folded, beta, max_iter)
         except OutOfBudget:
@@ -504,8 +517,6 @@ def dual_form_lp(block, row_sizes, scale, beta, max_iter=None):
     row_weights = scale / row_sizes
     options = {"presolve": False}
     if max_iter is not None:
-        if max_iter < 1:
-            raise OutOfBudget()
         options["maxiter"] = int(max_iter)
     result = linprog(
         -row_weights, A_ub=-(block * row_weights[:, None]).T,

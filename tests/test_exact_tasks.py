@@ -302,6 +302,28 @@ def test_exact_weights_out_of_budget_keeps_the_start():
     assert 0 < gap <= 1.0
 
 
+def test_an_lp_the_budget_cannot_finish_is_not_started():
+    # The first LP's block, from an unbudgeted run; a budget of fewer
+    # iterations on it than MIN_LP_ITERATIONS starts no LP (no work is
+    # counted), where one of more starts it.
+    problem, _, _ = group_problem(1, n_tasks=1)
+    beta = 0.02 * exact_beta_max(problem)
+    start = np.zeros((1, problem.n_basis))
+    first = []
+    exact_weights(problem, beta, start,
+                  report_round=lambda *args: first.append(args))
+    n_rows, n_atoms = first[0][4], first[0][5]
+    entries = (n_rows + 1) * n_atoms
+    few, lp = exact_module.MIN_LP_ITERATIONS - 1, ScipyLP(problem)
+    weights, n_rounds, _, _, stopped = exact_weights(
+        problem, beta, start, lp=lp, budget=few * entries)
+    assert stopped and n_rounds == 0 and lp.work == 0
+    np.testing.assert_array_equal(weights, start)
+    enough = exact_weights(problem, beta, start,
+                           budget=10 * exact_module.MIN_LP_ITERATIONS * entries)
+    assert enough[1] >= 1
+
+
 @pytest.mark.parametrize("n_tasks", [1, 2])
 def test_budget_counts_simplex_work_not_seconds(n_tasks, monkeypatch):
     # The budget is simplex iterations times block entries: twice the
