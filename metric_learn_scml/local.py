@@ -256,7 +256,7 @@ class _LocalModel(_SCMLEstimator):
         check_is_fitted(self)
         return self._weights_of(self._check_points(X))
 
-    def get_mahalanobis_matrix(self, X):
+    def get_mahalanobis_matrix(self, X=None):
         r"""The metric :math:`T(x) = \sum_k w_{x,k} b_k b_k^T` at each point.
 
         Parameters
@@ -270,6 +270,11 @@ class _LocalModel(_SCMLEstimator):
             Symmetric positive semi-definite.
         """
         check_is_fitted(self)
+        if X is None:
+            raise TypeError(
+                "%s learns a different metric at every point: pass the points "
+                "whose metrics you want, get_mahalanobis_matrix(X) (a global "
+                "learner's takes none)." % type(self).__name__)
         # One point: a 1-D point, or one index with a preprocessor.
         single = np.ndim(X) == (1 if self.preprocessor_ is None else 0)
         if single and self.preprocessor_ is not None:

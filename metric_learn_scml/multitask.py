@@ -88,7 +88,13 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
                 "%s learns one metric per task: pass task=<one of %s>, or use "
                 "for_task(task) for a plain estimator of that task's metric."
                 % (type(self).__name__, self.tasks_.tolist()))
-        found = np.flatnonzero(self.tasks_ == task) if np.ndim(task) == 0 else []
+        if np.ndim(task) != 0:
+            raise ValueError(
+                "task must be one task id (one of %s), not an array of %d: "
+                "the points of several tasks are transformed one task at a "
+                "time, e.g. transform(X[tasks == t], task=t) for each t."
+                % (self.tasks_.tolist(), np.size(task)))
+        found = np.flatnonzero(self.tasks_ == task)
         if len(found) != 1:
             raise ValueError("Unknown task %r: the known tasks are %s." % (
                 plain(task), self.tasks_.tolist()))

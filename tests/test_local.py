@@ -398,6 +398,15 @@ def test_transform_explains_what_to_use(iris_model, iris):
     assert not hasattr(LocalSCML_Supervised(), "transform")
 
 
+def test_metric_without_points_says_to_pass_them(iris_model):
+    # metric-learn's global learners take no argument; a local metric
+    # needs the points it is taken at.
+    with pytest.raises(TypeError, match=r"every point.*get_mahalanobis_matrix\(X\)"):
+        iris_model.get_mahalanobis_matrix()
+    with pytest.raises(NotFittedError):
+        LocalSCML_Supervised().get_mahalanobis_matrix()
+
+
 def test_triplet_learner_predicts_with_the_anchor_metric():
     X, y = two_regions(200, random_state=0)
     triplets = X[triplets_from_labels(X, y)]

@@ -387,6 +387,10 @@ def test_methods_need_a_known_task(fitted):
             call()
     with pytest.raises(ValueError, match=r"Unknown task 'c'.*\['a', 'b'\]"):
         model.for_task("c")
+    # an array of tasks (one per point) is not one task
+    with pytest.raises(ValueError, match=r"one task id .*not an array of 5.*"
+                                         r"transform\(X\[tasks == t\]"):
+        model.transform(X[:5], task=tasks[:5])
     with pytest.raises(NotFittedError):
         MultiTaskSCML_Supervised().for_task("a")
 
