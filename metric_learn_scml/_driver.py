@@ -650,13 +650,15 @@ def cuts(y, n_held, n_cuts, random_state):
     if n_cuts == 1:
         return [train_test_split(indices, test_size=n_held, stratify=y,
                                  random_state=random_state)]
-    n_folds = int(round(1.0 / VALIDATION_FRACTION))
+    # (StratifiedKFold needs a class of at least as many points as folds.)
+    n_folds = min(int(round(1.0 / VALIDATION_FRACTION)),
+                  max(2, int(np.unique(y, return_counts=True)[1].max())))
     with warnings.catch_warnings():
         # (A class of fewer points than folds is simply absent from some.)
         warnings.filterwarnings("ignore", message="The least populated class")
         folds = StratifiedKFold(n_folds, shuffle=True, random_state=
                                 random_state.randint(2 ** 31)).split(indices, y)
-        return [next(folds) for _ in range(n_cuts)]
+        return [next(folds) for _ in range(min(n_cuts, n_folds))]
 
 
 def pool_selections(selections):

@@ -35,7 +35,7 @@ from ._solvers import RDAState
 from ._triplets import (default_n_basis, distinct_elements, labels_basis,
                         task_basis_size, triplet_basis, triplets_from_labels)
 from ._validation import (ArrayLike, Interval, Options, check_basis_array,
-                          check_tuples, checked_random_state, is_pairs,
+                          check_same_label_type, check_tuples, checked_random_state, is_pairs,
                           single_threaded, triplet_classifier_tags,
                           validate_supervised, validate_triplets)
 
@@ -221,6 +221,7 @@ class _BuildsProblems:
         earlier = self.__dict__.get("_memory") if incremental else None
         remembered = earlier is not None and earlier.X.shape[0] > 0
         if remembered:
+            check_same_label_type(y, earlier.y, "y")
             X, y, codes = earlier.after(X, y, codes, None if tasks is None
                                         else self.tasks_)
         members = ([np.arange(X.shape[0])] if tasks is None else

@@ -217,8 +217,9 @@ def triplet_scale(differences, triplet_pairs, random_state):
     rng = check_random_state(random_state)
     sample = triplet_pairs[rng.randint(0, triplet_pairs.shape[0], size=min(
         triplet_pairs.shape[0], SCALE_SAMPLE))]
-    scale = np.abs(differences.rows(sample[:, 0])
-                   - differences.rows(sample[:, 1])).mean(dtype=float)
+    block = np.abs(differences.rows(sample[:, 0])
+                   - differences.rows(sample[:, 1]))
+    scale = block.mean(dtype=float) if block.size else 0.0
     return scale if np.isfinite(scale) and scale > 0 else 1.0
 
 

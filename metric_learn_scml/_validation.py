@@ -214,11 +214,12 @@ def no_basis_error(who):
     """The ``ValueError`` of a fit whose data no direction separates
     (``who``: the estimator or the function's name)."""
     return ValueError(
-        "%s found no basis element: no direction separates any two "
-        "training points, because every feature is constant on the "
-        "training data (or every triplet's points coincide), so every "
-        "learnable distance is 0. fit needs training points that "
-        "differ in at least one feature." % name_of(who))
+        "%s found no basis element: no direction separates the training "
+        "points that the labels or triplets tell apart (every feature is "
+        "constant on the training data, or the points given different "
+        "labels, or each triplet's points, coincide), so every learnable "
+        "distance is 0. fit needs such points to differ in at least one "
+        "feature." % name_of(who))
 
 
 def check_scale(who, X, distinct=True):
@@ -609,17 +610,19 @@ def task_labels(tasks, n_expected, what):
     return tasks
 
 
-def check_same_label_type(tasks, known):
-    """Raise a ``TypeError`` when a later batch's tasks are numbers and the
-    known ones strings, or the reverse: numpy would cast the numbers to
-    strings, making new tasks of known ones."""
+def check_same_label_type(tasks, known, name="tasks"):
+    """Raise a ``TypeError`` when a later batch's labels (``name``: its
+    tasks, or its classes ``y``) are numbers and the known ones strings, or
+    the reverse: numpy would cast the numbers to strings, making new labels
+    of known ones."""
     text = [labels.dtype.kind in "US" for labels in (tasks, known)]
     if text[0] != text[1] and "O" not in (tasks.dtype.kind, known.dtype.kind):
         raise TypeError(
-            "tasks of this batch are %s, but the tasks of the earlier "
-            "batches are %s (%s): give every batch task labels of one type." % (
-                "strings" if text[0] else "numbers",
-                "strings" if text[1] else "numbers", known.tolist()))
+            "%s of this batch are %s, but those of the earlier batches are "
+            "%s (%s): give every batch labels of one type." % (
+                name, "strings" if text[0] else "numbers",
+                "strings" if text[1] else "numbers",
+                np.unique(known).tolist()[:10]))
 
 
 def task_codes(tasks, known, n_expected, what):

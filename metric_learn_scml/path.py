@@ -24,7 +24,7 @@ from ._base import _SCMLEstimator
 from ._defaults import BETA_RATIO_HIGH, EXACT_GAP_TOL
 from ._driver import LabelledPath, beta_grid, path_basis
 from ._pipelines import _FromLabels, path_settings
-from ._validation import (Interval, checked_random_state,
+from ._validation import (Interval, checked_random_state, no_basis_error,
                           parameter_constraints, plain,
                           validate_labelled_points, validate_parameters,
                           validate_value)
@@ -133,6 +133,8 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     path = LabelledPath(X, y, path_basis(settings, X, y, rng), k_genuine,
                         k_impostor, rng)
     basis = path.basis
+    if basis.shape[0] == 0:
+        raise no_basis_error("scml_path")
     largest = path.beta_max()
     if not largest > 0:
         warn_no_order("scml_path")

@@ -38,7 +38,8 @@ from ._driver import (BetaSelection, LabelledPath, best_beta, beta_grid,
 from ._pipelines import _IncrementalFromLabels, _IncrementalFromTriplets
 from ._validation import (HasMethods, Interval, IterableOf, Options,
                           check_pair_labels, check_tuples, checked_input,
-                          is_pairs, single_threaded, validate_value)
+                          is_pairs, no_basis_error, single_threaded,
+                          validate_value)
 from .path import GRID_CONSTRAINTS, check_betas, cv_splits, warn_no_order
 
 
@@ -336,8 +337,8 @@ class SCML(_PairsAndTriplets, _GlobalSCML, _TripletsClassifierMixin):
         are kept (a local Fisher analysis in which triplets play the role of
         labels). An array is used as given, its rows scaled to unit norm.
     n_basis : int, default=None
-        Number of basis elements to generate (ignored for an array
-        ``basis``). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
+        Number of basis elements to generate (with an array ``basis``,
+        None or its number of rows). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
         paper's sizes. Fewer are produced when the data cannot give that
         many distinct regions or regions repeat an element (each element
         is kept once).
@@ -456,8 +457,8 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         (as metric-learn's ``SCML_Supervised`` accepts it). An array is
         used as given, its rows scaled to unit norm.
     n_basis : int, default=None
-        Number of basis elements to generate (ignored for an array
-        ``basis``). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
+        Number of basis elements to generate (with an array ``basis``,
+        None or its number of rows). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
         paper's sizes. Fewer are produced when the data cannot give that
         many distinct regions or regions repeat an element (each element
         is kept once).
@@ -656,9 +657,9 @@ class SCML_SupervisedCV(SCML_Supervised):
     element), unless ``betas`` is given. Each split of ``cv`` (by default
     three stratified folds) builds its basis and triplets from its training
     part, fits the grid by RDA, and scores each value by the 3-NN error of
-    its test part; among the values whose mean error is within half a
-    standard error of the least, the least mean error on held-out triplets
-    wins (then the larger beta), as for ``beta='auto'``. The model is then
+    its test part, point by point; the smallest value (the densest model)
+    whose error is within one paired standard error of the least wins, as
+    for ``beta='auto'``. The model is then
     fitted on all the points at that value, as
     ``SCML_Supervised(beta=beta_)`` with the same ``random_state`` fits it
     (the certified optimum at that beta).
@@ -820,6 +821,8 @@ class SCML_SupervisedCV(SCML_Supervised):
         if self.betas is None:
             path = LabelledPath(X, y, path_basis(settings, X, y, rng),
                                 self.k_genuine, self.k_impostor, rng)
+            if path.basis.shape[0] == 0:
+                raise no_basis_error(self)
             if not path.beta_max() > 0:
                 warn_no_order(type(self).__name__)
             betas = beta_grid(path.beta_max(), self.n_betas,

@@ -231,6 +231,18 @@ def test_later_batch_tasks_of_another_type_are_refused(blobs):
     assert numbers.tasks_.tolist() == [0, 1]
 
 
+def test_later_batch_labels_of_another_type_are_refused(blobs):
+    # Strings after numbers made classes '0.0', '1.0' beside 0 and 1 in the
+    # remembered points: same-class points became each other's impostors.
+    X, y, _, _ = blobs
+    model = SCML_Supervised(**FAST).partial_fit(X[:100], y[:100])
+    weights = model.weights_.copy()
+    with pytest.raises(TypeError, match="y of this batch are strings.*"
+                                        "earlier batches are numbers"):
+        model.partial_fit(X[100:200], y[100:200].astype(float).astype(str))
+    np.testing.assert_array_equal(model.weights_, weights)
+
+
 def test_weakly_supervised_partial_fit():
     # "b is closer to a than c is" on the first two features; the third
     # is loud noise, which the Euclidean distance is misled by.

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from metric_learn_scml import (LocalSCML, LocalSCML_Supervised, MultiTaskSCML,
                                MultiTaskSCML_Supervised, SCML, SCML_Supervised,
-                               SCML_SupervisedCV)
+                               SCML_SupervisedCV, scml_path)
 from metric_learn_scml._triplets import triplets_from_labels
 
 # Short solver schedules keep these tests fast; whether a fit converges is
@@ -364,7 +364,14 @@ def test_bad_data_raise_clear_errors(wine_split, wine_triplets):
     lambda X, y: LocalSCML_Supervised().fit(np.ones_like(X), y),
     # One real row repeated: no rounding noise may pass for a direction.
     lambda X, y: SCML_Supervised().fit(np.repeat(X[:1], len(y), axis=0), y),
-], ids=["supervised", "triplets", "multitask", "local", "repeated-row"])
+    # Every point given both labels: no feature is constant, but no
+    # direction separates the classes (the path drivers raised numpy's
+    # "zero-size array" from inside their grid).
+    lambda X, y: SCML_SupervisedCV().fit(np.repeat(X[:30], 2, axis=0),
+                                         np.tile([0, 1], 30)),
+    lambda X, y: scml_path(np.repeat(X[:30], 2, axis=0), np.tile([0, 1], 30)),
+], ids=["supervised", "triplets", "multitask", "local", "repeated-row",
+        "cv-both-labels", "path-both-labels"])
 def test_data_without_any_separating_direction_raises(wine_split, make_fit):
     # Constant features (or triplets whose three points coincide) leave the
     # basis empty: a clear error, not numpy warnings and a zero metric.
@@ -373,6 +380,25 @@ def test_data_without_any_separating_direction_raises(wine_split, make_fit):
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="no basis element.*constant"):
             make_fit(X_train, y_train)
+
+
+@pytest.mark.parametrize("per_class", [3, 4])
+def test_auto_beta_on_classes_smaller_than_the_folds(per_class):
+    # The default beta='auto' scores stratified folds; with every class
+    # smaller than the five folds, StratifiedKFold raised from inside
+    # scikit-learn. The folds shrink to the largest class instead.
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    rows = np.concatenate([np.arange(start, start + per_class)
+                           for start in (0, 50, 100)])
+    model = SCML_Supervised(random_state=0).fit(X[rows], y[rows])
+    assert np.isfinite(model.beta_)
+    assert np.linalg.eigvalsh(model.get_mahalanobis_matrix()).min() >= -1e-10
+    # one small task among large ones is the realistic case
+    tasks = np.r_[np.zeros(100), np.ones(2 * per_class)]
+    small = np.r_[np.arange(per_class), 50 + np.arange(per_class)]
+    MultiTaskSCML_Supervised(random_state=0).fit(
+        np.r_[X[:100], X[small]], np.r_[y[:100], y[small]], tasks)
 
 
 def test_features_too_large_to_square_raise_with_the_fix(wine_split, wine_triplets):
