@@ -155,8 +155,9 @@ START_ATOMS = 0.2
 # Under a budget, an LP is not started with fewer simplex iterations left
 # than this: HiGHS' set-up and scipy's conversion of its block cost about
 # as much as a few hundred iterations, and on 73 default fits (the breadth
-# datasets and the budget benchmark's problems) no LP started with fewer than 120 iterations left finished, while those
-# that ran out spent 0.1 to 1.6 s each.
+# datasets and the budget benchmark's problems) no LP started with fewer
+# than 120 iterations left finished, while those that ran out spent 0.1 to
+# 1.6 s each.
 # Evidence: NOTES.md, "LPs the budget cannot finish are not started".
 MIN_LP_ITERATIONS = 100
 

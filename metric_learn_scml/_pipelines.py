@@ -35,9 +35,10 @@ from ._solvers import RDAState
 from ._triplets import (default_n_basis, distinct_elements, labels_basis,
                         task_basis_size, triplet_basis, triplets_from_labels)
 from ._validation import (ArrayLike, Interval, Options, check_basis_array,
-                          check_same_label_type, check_tuples, checked_random_state, is_pairs,
-                          single_threaded, triplet_classifier_tags,
-                          validate_supervised, validate_triplets)
+                          check_same_label_type, check_tuples,
+                          checked_random_state, is_pairs, single_threaded,
+                          triplet_classifier_tags, validate_supervised,
+                          validate_triplets)
 
 # A new basis is drawn once the points it would come from are this many
 # times those of the current one: a basis of J points per class grows

@@ -24,8 +24,8 @@ from ._base import _SCMLEstimator
 from ._defaults import BETA_RATIO_HIGH, EXACT_GAP_TOL
 from ._driver import LabelledPath, beta_grid, path_basis
 from ._pipelines import _FromLabels, path_settings
-from ._validation import (Interval, checked_random_state, no_basis_error,
-                          parameter_constraints, plain,
+from ._validation import (Interval, checked_random_state, name_of,
+                          no_basis_error, parameter_constraints, plain,
                           validate_labelled_points, validate_parameters,
                           validate_value)
 
@@ -133,11 +133,7 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     path = LabelledPath(X, y, path_basis(settings, X, y, rng), k_genuine,
                         k_impostor, rng)
     basis = path.basis
-    if basis.shape[0] == 0:
-        raise no_basis_error("scml_path")
-    largest = path.beta_max()
-    if not largest > 0:
-        warn_no_order("scml_path")
+    largest = checked_beta_max(path, "scml_path")
     if betas is None:
         # Sorted: with eps above 10**-0.5 the grid would increase.
         betas = np.sort(beta_grid(largest, n_betas, BETA_RATIO_HIGH,
@@ -158,12 +154,23 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     return betas, weights, gaps, basis
 
 
-def warn_no_order(who):
-    """Warn that no beta keeps an element (``beta_max`` is 0)."""
-    warnings.warn(
-        "%s: no basis element lowers the loss of the triplets (beta_max is "
-        "0), so every optimum is w = 0: the labels' neighbourhoods carry no "
-        "order the basis can express." % who, UserWarning)
+def checked_beta_max(path, who):
+    """The ``beta_max`` of a ``LabelledPath``, the top of its grid.
+
+    An empty basis raises the error of :func:`no_basis_error`; a
+    ``beta_max`` of 0 (no beta keeps an element) warns. ``who`` names the
+    estimator or function in both.
+    """
+    if path.basis.shape[0] == 0:
+        raise no_basis_error(who)
+    largest = path.beta_max()
+    if not largest > 0:
+        warnings.warn(
+            "%s: no basis element lowers the loss of the triplets (beta_max "
+            "is 0), so every optimum is w = 0: the labels' neighbourhoods "
+            "carry no order the basis can express." % name_of(who),
+            UserWarning)
+    return largest
 
 
 def cv_splits(cv, X, y, groups, seed):

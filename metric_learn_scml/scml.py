@@ -38,9 +38,8 @@ from ._driver import (BetaSelection, LabelledPath, best_beta, beta_grid,
 from ._pipelines import _IncrementalFromLabels, _IncrementalFromTriplets
 from ._validation import (HasMethods, Interval, IterableOf, Options,
                           check_pair_labels, check_tuples, checked_input,
-                          is_pairs, no_basis_error, single_threaded,
-                          validate_value)
-from .path import GRID_CONSTRAINTS, check_betas, cv_splits, warn_no_order
+                          is_pairs, single_threaded, validate_value)
+from .path import GRID_CONSTRAINTS, check_betas, checked_beta_max, cv_splits
 
 
 class _PairsAndTriplets(_IncrementalFromTriplets):
@@ -338,10 +337,10 @@ class SCML(_PairsAndTriplets, _GlobalSCML, _TripletsClassifierMixin):
         labels). An array is used as given, its rows scaled to unit norm.
     n_basis : int, default=None
         Number of basis elements to generate (with an array ``basis``,
-        None or its number of rows). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
-        paper's sizes. Fewer are produced when the data cannot give that
-        many distinct regions or regions repeat an element (each element
-        is kept once).
+        None or its number of rows). ``None`` uses
+        ``clip(20 * n_features, 400, 1000)``, the paper's sizes. Fewer are
+        produced when the data cannot give that many distinct regions or
+        regions repeat an element (each element is kept once).
     gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, verbose, preprocessor, random_state, n_components
         As in :class:`SCML_Supervised`.
 
@@ -458,10 +457,10 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         used as given, its rows scaled to unit norm.
     n_basis : int, default=None
         Number of basis elements to generate (with an array ``basis``,
-        None or its number of rows). ``None`` uses ``clip(20 * n_features, 400, 1000)``, the
-        paper's sizes. Fewer are produced when the data cannot give that
-        many distinct regions or regions repeat an element (each element
-        is kept once).
+        None or its number of rows). ``None`` uses
+        ``clip(20 * n_features, 400, 1000)``, the paper's sizes. Fewer are
+        produced when the data cannot give that many distinct regions or
+        regions repeat an element (each element is kept once).
     gamma : float, default=1.0
         RDA step parameter :math:`\gamma` (> 0): the iterate is
         :math:`w_{t+1} = \max(0, -(\sqrt{t}/\gamma)(\bar g_t + \beta))`,
@@ -821,11 +820,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         if self.betas is None:
             path = LabelledPath(X, y, path_basis(settings, X, y, rng),
                                 self.k_genuine, self.k_impostor, rng)
-            if path.basis.shape[0] == 0:
-                raise no_basis_error(self)
-            if not path.beta_max() > 0:
-                warn_no_order(type(self).__name__)
-            betas = beta_grid(path.beta_max(), self.n_betas,
+            betas = beta_grid(checked_beta_max(path, self), self.n_betas,
                               BETA_RATIO_HIGH, self.eps)
         else:
             betas = check_betas(self.betas)
