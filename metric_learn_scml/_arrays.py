@@ -2,6 +2,7 @@
 distinct rows (points) that index triplets."""
 
 import numpy as np
+from sklearn.utils import check_random_state
 
 # Bytes of squared differences computed at once (table building and
 # on-the-fly distances): blocks that stay in cache, so temporaries stay
@@ -25,6 +26,18 @@ OFFSET_RATIO = 1e3
 def plain(value):
     """A numpy scalar as the Python value (for messages and records)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def checked_random_state(random_state):
+    """``check_random_state(random_state)``, with an error that names the
+    parameter."""
+    try:
+        return check_random_state(random_state)
+    except ValueError as error:
+        raise ValueError(
+            "random_state must be None, an int in 0..2**32 - 1 or a "
+            "numpy.random.RandomState, got %r (%s)." % (
+                random_state, error)) from None
 
 
 def chunk_rows(n_features):

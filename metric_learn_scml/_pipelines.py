@@ -29,16 +29,15 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._arrays import plain
+from ._arrays import checked_random_state, plain
 from ._driver import PathSettings, pool_selections, select_beta
 from ._solvers import RDAState
 from ._triplets import (default_n_basis, distinct_elements, labels_basis,
                         task_basis_size, triplet_basis, triplets_from_labels)
 from ._validation import (ArrayLike, Interval, Options, check_basis_array,
-                          check_same_label_type, check_tuples,
-                          checked_random_state, is_pairs, single_threaded,
-                          triplet_classifier_tags, validate_supervised,
-                          validate_triplets)
+                          check_same_label_type, check_tuples, is_pairs,
+                          single_threaded, triplet_classifier_tags,
+                          validate_supervised, validate_triplets)
 
 # A new basis is drawn once the points it would come from are this many
 # times those of the current one: a basis of J points per class grows

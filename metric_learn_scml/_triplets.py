@@ -70,8 +70,8 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state, check_scalar, check_X_y
 from sklearn.utils.multiclass import type_of_target
 
-from ._arrays import (binary_scales, centred, chunk_rows, compared_pairs,
-                      distinct_rows)
+from ._arrays import (binary_scales, centred, checked_random_state, chunk_rows,
+                      compared_pairs, distinct_rows)
 from ._defaults import MAX_ANCHORS, MINIBATCH_MIN_SAMPLES
 
 # The most triplets the pairs of one anchor give (the k_genuine * k_impostor
@@ -250,7 +250,11 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
     check_class_labels(y, "triplets_from_labels")
     for name, value in (("k_genuine", k_genuine), ("k_impostor", k_impostor),
                         ("max_anchors", max_anchors)):
+        if isinstance(value, bool):
+            # (check_scalar takes a bool for an int.)
+            raise TypeError("%s must be an int, got %r." % (name, value))
         check_scalar(value, name, numbers.Integral, min_val=1)
+    random_state = checked_random_state(random_state)
     if progress is not None and not callable(progress):
         raise TypeError("progress must be a callable or None, got %r of "
                         "type %s." % (progress, type(progress).__name__))
@@ -266,7 +270,11 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
         anchors_of = sample_anchors(members_of, max_anchors, random_state)
     else:
         # Positions into each class of its anchors (then of a sample).
-        anchors = np.asarray(anchors).reshape(-1)
+        anchors = np.asarray(anchors)
+        if anchors.ndim > 1:
+            raise ValueError("anchors must be a 1-D array of indices of "
+                             "points of X, got shape %s." % (anchors.shape,))
+        anchors = anchors.reshape(-1)
         if anchors.shape[0] == 0:
             # (Else every class would be left without an anchor, and the
             # error would blame classes of one member.)

@@ -23,8 +23,7 @@ import numpy as np
 from metric_learn._util import ArrayIndexer, check_input
 from metric_learn.exceptions import PreprocessorError
 from scipy.sparse import issparse
-from sklearn.utils import (ClassifierTags, check_array, check_random_state,
-                           check_X_y)
+from sklearn.utils import ClassifierTags, check_array, check_X_y
 from sklearn.utils.validation import validate_data
 from threadpoolctl import threadpool_limits
 
@@ -97,8 +96,15 @@ def forget_fit(estimator, private=()):
 
 def check_basis_array(basis, n_features, n_basis):
     """An array ``basis`` checked, with its rows scaled to unit norm."""
-    basis = check_array(basis, dtype=np.float64, copy=True,
+    basis = check_array(basis, dtype=np.float64, copy=True, ensure_2d=False,
+                        allow_nd=True, ensure_min_samples=0,
                         input_name="basis")
+    if basis.ndim != 2 or basis.shape[0] == 0:
+        raise ValueError(
+            "basis must be one of its named options or a non-empty array "
+            "of shape (n_basis, %d), got %s of shape %s." % (
+                n_features, "an array" if basis.ndim else "a scalar",
+                basis.shape))
     if basis.shape[1] != n_features:
         raise ValueError(
             "basis has %d columns but the data has %d features: give an "
@@ -294,15 +300,16 @@ def warn_feature_scales(X):
                narrowest, spread[narrowest]), UserWarning)
 
 
-def check_n_features(estimator, n_features, reset):
-    """Set ``n_features_in_`` (``reset``) or check the data against it."""
+def check_n_features(estimator, n_features, reset, name="X has"):
+    """Set ``n_features_in_`` (``reset``) or check the data against it
+    (``name``: the error's subject and verb)."""
     if reset:
         estimator.n_features_in_ = n_features
     elif n_features != estimator.n_features_in_:
         raise ValueError(
-            "X has %d features, but %s is expecting %d features as input "
+            "%s %d features, but %s is expecting %d features as input "
             "(partial_fit takes batches of the features of the first)." % (
-                n_features, type(estimator).__name__,
+                name, n_features, type(estimator).__name__,
                 estimator.n_features_in_))
 
 
@@ -336,14 +343,16 @@ def validate_triplets(estimator, triplets, reset=True, y=None):
     ``(indices, X)``. Without ``reset`` (later batches of ``partial_fit``),
     the features must match ``n_features_in_``.
     """
-    if is_pairs(triplets):
+    pairs = is_pairs(triplets)
+    if pairs:
         indices, X = pair_triplets(estimator, triplets, y, first=reset)
     else:
         triplets = checked_input(estimator, triplets, type_of_inputs="tuples",
                                  tuple_size=3, dtype=np.float64)
         indices, X = triplets_to_indices(triplets)
     check_scale(estimator, X)
-    check_n_features(estimator, X.shape[1], reset)
+    check_n_features(estimator, X.shape[1], reset,
+                     "pairs have" if pairs else "triplets have")
     check_n_components(estimator.n_components, X.shape[1])
     if reset:
         warn_feature_scales(X)
@@ -501,17 +510,22 @@ def check_formed_points(who, X):
         check_input(X, type_of_inputs="classic", estimator=who)
 
 
-def check_points(estimator, X):
-    """Validate points (or indices, with a ``preprocessor``) after fit."""
+def check_points(estimator, X, name="X"):
+    """Validate points (or indices, with a ``preprocessor``) after fit;
+    errors name the argument ``name``."""
     if estimator.preprocessor_ is None:
         check_formed_points(estimator, X)
-        return check_magnitude(estimator,
-                               validate_data(estimator, X, reset=False))
-    X = checked_input(estimator, X, type_of_inputs="classic")
+        if name != "X":
+            # (scikit-learn's validate_data names every array X.)
+            X = check_array(X, dtype=np.float64, input_name=name)
+        else:
+            X = validate_data(estimator, X, reset=False)
+    else:
+        X = checked_input(estimator, X, type_of_inputs="classic")
     if X.shape[1] != estimator.n_features_in_:
         raise ValueError(
-            "X has %d features, but %s is expecting %d features as "
-            "input." % (X.shape[1], type(estimator).__name__,
+            "%s has %d features, but %s is expecting %d features as "
+            "input." % (name, X.shape[1], type(estimator).__name__,
                         estimator.n_features_in_))
     return check_magnitude(estimator, X)
 
@@ -804,18 +818,6 @@ def validate_value(name, value, constraints):
             raise InvalidParameterError("%s=%r is not supported: use %s." % (
                 name, value, " or ".join(c.describe() for c in kinds)))
         raise InvalidParameterError(errors[0])
-
-
-def checked_random_state(random_state):
-    """``check_random_state(random_state)``, with an error that names the
-    parameter."""
-    try:
-        return check_random_state(random_state)
-    except ValueError as error:
-        raise ValueError(
-            "random_state must be None, an int in 0..2**32 - 1 or a "
-            "numpy.random.RandomState, got %r (%s)." % (
-                random_state, error)) from None
 
 
 def single_threaded(fit):

@@ -312,7 +312,7 @@ class _LocalModel(_SCMLEstimator):
         """
         check_is_fitted(self)
         X = self._check_points(X)
-        Y = None if Y is None else self._check_points(Y)
+        Y = None if Y is None else self._check_points(Y, "Y")
         return local_pairwise_distances(self._weights_of(X), self.basis_, X,
                                         Y, squared)
 

@@ -20,12 +20,13 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, check_cv
 
+from ._arrays import checked_random_state
 from ._base import _SCMLEstimator
 from ._defaults import BETA_RATIO_HIGH, EXACT_GAP_TOL
 from ._driver import LabelledPath, beta_grid, path_basis
 from ._pipelines import _FromLabels, path_settings
-from ._validation import (Interval, checked_random_state, name_of,
-                          no_basis_error, parameter_constraints, plain,
+from ._validation import (Interval, name_of, no_basis_error,
+                          parameter_constraints, plain,
                           validate_labelled_points, validate_parameters,
                           validate_value)
 
@@ -206,6 +207,11 @@ def cv_splits(cv, X, y, groups, seed):
         pair_of(split, number), ("train", "test")))
         for number, split in enumerate(splits)]
     for number, (train, test) in enumerate(checked):
+        if np.unique(y[train], return_counts=True)[1].max() < 2:
+            raise ValueError(
+                "The train part of split %d of cv holds a single point of "
+                "each class, so no triplet can be built on it: use fewer "
+                "folds, or more points per class." % number)
         check_test_classes(train, test, number, y)
     return checked
 

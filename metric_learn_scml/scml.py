@@ -462,7 +462,7 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         produced when the data cannot give that many distinct regions or
         regions repeat an element (each element is kept once).
     gamma : float, default=1.0
-        RDA step parameter :math:`\gamma` (> 0): the iterate is
+        RDA step parameter :math:`\gamma` (at least 1e-5): the iterate is
         :math:`w_{t+1} = \max(0, -(\sqrt{t}/\gamma)(\bar g_t + \beta))`,
         taken in units where the triplet vectors :math:`g` have mean
         absolute entry one, so the default suits data of any scale. Larger
@@ -661,7 +661,9 @@ class SCML_SupervisedCV(SCML_Supervised):
     for ``beta='auto'``. The model is then
     fitted on all the points at that value, as
     ``SCML_Supervised(beta=beta_)`` with the same ``random_state`` fits it
-    (the certified optimum at that beta).
+    (the certified optimum at that beta). The first call of
+    ``partial_fit`` chooses beta by the same cross-validation on its batch
+    (without ``groups``).
 
     Parameters
     ----------
@@ -808,6 +810,10 @@ class SCML_SupervisedCV(SCML_Supervised):
         return self._fit_problem(*self._labels_problem(
             X, y, choose=functools.partial(self._cross_validate,
                                            groups=groups)))
+
+    def _choose_beta(self, X, y):
+        # partial_fit's first call chooses as fit does (without groups).
+        return self._cross_validate(X, y)
 
     def _cross_validate(self, X, y, groups=None):
         """Cross-validate the grid on the points ``X``; set ``betas_`` and

@@ -265,6 +265,10 @@ def test_weakly_supervised_partial_fit():
         mt.partial_fit(triplets[batch], tasks[batch])
     assert mt.tasks_.tolist() == ["a", "b"]
     assert mt.score(test, tasks[:1500]) > max(0.9, euclidean + 0.1)
+    # (A batch of other width named X, which the user never passed.)
+    with pytest.raises(ValueError, match="triplets have 2 features, but "
+                       "SCML is expecting 3"):
+        model.partial_fit(triplets[:10, :, :2])
 
 
 @pytest.mark.parametrize("n_tasks", [1, 3])

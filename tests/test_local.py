@@ -390,6 +390,18 @@ def test_metric_function_names_a_length_mismatch(iris_model, iris):
         metric(X[0], X[1, :3])
 
 
+def test_pairwise_distances_names_a_bad_y(iris_model, iris):
+    # (A NaN or a feature count of Y was reported as X's.)
+    X, _ = iris
+    Y = X[:3].copy()
+    Y[0, 0] = np.nan
+    with pytest.raises(ValueError, match="Input Y contains NaN"):
+        iris_model.pairwise_distances(X[:5], Y)
+    with pytest.raises(ValueError, match="Y has 3 features, but "
+                       "LocalSCML_Supervised is expecting 4"):
+        iris_model.pairwise_distances(X[:5], X[:3, :3])
+
+
 def test_transform_explains_what_to_use(iris_model, iris):
     with pytest.raises(AttributeError, match="pairwise_distances"):
         iris_model.transform(iris[0])

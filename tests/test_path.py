@@ -224,6 +224,10 @@ def test_cv_explicit_pairs_of_any_size(wine):
      "test part of split 0 of cv"),
     ([(np.arange(59), np.arange(59, 100))],
      "train part of split 0 of cv holds a single class"),
+    # (Two stratified folds of two points per class said "Every class of y
+    # has a single member", of the user's y.)
+    ([(np.array([0, 59, 130]), np.arange(1, 59))],
+     "train part of split 0 of cv holds a single point of each class"),
     # Unshuffled folds of sorted labels test classes the training part
     # never saw (KFold(3) on iris: the held-out error was 1 at every beta,
     # and beta_ silently the largest).
@@ -310,3 +314,16 @@ def test_a_path_warns_where_its_gap_certifies_nothing():
     with pytest.warns(ConvergenceWarning, match="at beta=0 "):
         _, _, gaps, _ = scml_path(X, y, betas=[1e-2, 1e-3, 0.0], random_state=0)
     assert gaps[:2].max() < 1e-6 < gaps[2]
+
+
+def test_partial_fit_chooses_beta_by_cross_validation(wine):
+    # (Its first call chose by a held-out cut, ignoring cv, betas and
+    # n_betas.)
+    X, y = wine
+    batch = np.arange(0, len(y), 2)
+    fitted = SCML_SupervisedCV(**FAST_CV).fit(X[batch], y[batch])
+    partial = SCML_SupervisedCV(**FAST_CV).partial_fit(X[batch], y[batch])
+    assert partial.beta_ == fitted.beta_
+    np.testing.assert_array_equal(partial.error_path_, fitted.error_path_)
+    given = SCML_SupervisedCV(**{**FAST_CV, "betas": [1e-3, 1e-2]})
+    assert given.partial_fit(X[batch], y[batch]).beta_ in (1e-3, 1e-2)

@@ -306,13 +306,18 @@ def test_verbose_prints_a_progress_table(wine_split, capsys):
     ({"n_basis": 0}, ValueError, "n_basis must be >= 1"),
     ({"n_basis": 10.5}, TypeError, "n_basis must be an integer"),
     ({"n_basis": -3}, ValueError, "n_basis must be >= 1"),
-    ({"gamma": 0.0}, ValueError, "gamma must be > 0"),
+    ({"gamma": 0.0}, ValueError, "gamma must be >= 1e-05"),
     ({"max_iter": 0}, ValueError, "max_iter must be >= 1"),
     ({"batch_size": True}, TypeError, "batch_size must be an integer"),
     ({"k_genuine": 0}, ValueError, "k_genuine must be >= 1"),
     ({"k_impostor": 2.0}, TypeError, "k_impostor must be an integer"),
     ({"tol": np.nan}, ValueError, "tol must be finite"),
     ({"basis": "pca"}, ValueError, "basis='pca' is not supported"),
+    ({"basis": 1.5}, ValueError, r"basis must be .* got a scalar"),
+    ({"basis": np.ones((2, 2, 13))}, ValueError,
+     r"basis must be .* shape \(2, 2, 13\)"),
+    ({"basis": np.ones((0, 13))}, ValueError,
+     r"basis must be .* non-empty array"),
     ({"verbose": "yes"}, TypeError, "verbose must be a bool or an integer"),
     ({"verbose": -1}, ValueError, "verbose must be >= 0"),
 ])
@@ -1152,9 +1157,18 @@ def test_data_far_from_the_origin_give_the_model_of_centred_data(iris, offset):
 
 def test_zero_weights_warning_names_a_tiny_gamma(iris):
     X, y = iris
-    with pytest.warns(UserWarning, match="gamma=1e-06 is too small"):
-        SCML_Supervised(beta=1e-5, gamma=1e-6, solver="rda", max_iter=500,
+    with pytest.warns(UserWarning, match="gamma=1e-05 is too small"):
+        SCML_Supervised(beta=1e-5, gamma=1e-5, solver="rda", max_iter=500,
                         random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("gamma", [1e-7, 1e-50])
+def test_a_gamma_below_float_range_is_refused(iris, gamma):
+    # (Its iterates, of order 1 / gamma, would lose the hinge's margin in
+    # the float32 triplet table, then overflow.)
+    X, y = iris
+    with pytest.raises(ValueError, match="gamma must be >= 1e-05"):
+        SCML_Supervised(gamma=gamma).fit(X, y)
 
 
 @pytest.mark.parametrize("random_state", [-1, 2 ** 32, "a"])

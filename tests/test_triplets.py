@@ -96,6 +96,12 @@ def test_public_triplets_are_metric_learns_knn_triplets(iris):
     # classes of one member.)
     (dict(anchors=[]), ValueError, "anchors is empty: give the indices"),
     (dict(anchors=np.zeros(0, dtype=int)), ValueError, "anchors is empty"),
+    # (These three were taken: True as 1, a 2-D array flattened, and a bad
+    # seed unless the anchors were sampled.)
+    (dict(max_anchors=True), TypeError, "max_anchors must be an int"),
+    (dict(anchors=[[0, 1], [3, 4]]), ValueError,
+     r"anchors must be a 1-D array .* shape \(2, 2\)"),
+    (dict(random_state="x"), ValueError, "random_state must be None"),
     (dict(progress=5), TypeError, "progress must be a callable .*or None, "
                                   "got 5 of type int"),
     # (approximate search was removed, and its keyword with it)
