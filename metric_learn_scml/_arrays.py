@@ -50,9 +50,10 @@ def chunk_rows(n_features):
 
 
 def largest_magnitude(X):
-    """``max |X|`` (0 for an empty array)."""
+    """``max |X|`` (0 for an empty array), as a Python float (a float32
+    compared with the float64 limits would overflow in the cast)."""
     # max and -min: no |X| temporary as large as the data.
-    return max(X.max(initial=0.0), -X.min(initial=0.0))
+    return float(max(X.max(initial=0.0), -X.min(initial=0.0)))
 
 
 def far_mean(X):

@@ -195,6 +195,20 @@ def checked_input(estimator, data, **kwargs):
         if isinstance(error.__context__, PreprocessorInputError):
             raise error.__context__ from None
         raise
+    except ValueError as error:
+        raise named_input_error(error, kwargs.get("type_of_inputs"),
+                                kwargs.get("tuple_size")) from None
+
+
+def named_input_error(error, type_of_inputs, tuple_size):
+    """``error`` of metric-learn's ``check_input``, with the input named
+    where scikit-learn's "Input contains NaN." names none."""
+    text = str(error)
+    if not text.startswith("Input contains"):
+        return error
+    name = ({2: "pairs", 3: "triplets", 4: "quadruplets"}.get(
+        tuple_size, "tuples") if type_of_inputs == "tuples" else "X")
+    return ValueError("Input %s%s" % (name, text[len("Input"):]))
 
 
 def check_tuples(estimator, tuples, tuple_size):

@@ -346,8 +346,10 @@ def test_bad_data_raise_clear_errors(wine_split, wine_triplets):
         SCML_Supervised().fit(X_train, y_train[:-1])
     train_nan = train.copy()
     train_nan[0, 0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match="Input triplets contains NaN"):
         SCML().fit(train_nan)
+    with pytest.raises(ValueError, match="Input pairs contains NaN"):
+        SCML().fit(train_nan[:, :2], np.tile([1, -1], len(train))[:len(train)])
     with pytest.raises(ValueError, match="3 element"):
         SCML().fit(train[:, :2])
     with pytest.raises(ValueError, match="0 sample"):
@@ -359,6 +361,20 @@ def test_bad_data_raise_clear_errors(wine_split, wine_triplets):
     scml = SCML_Supervised(random_state=0, max_iter=300).fit(X_train, y_train)
     with pytest.raises(ValueError, match="expecting 13 features"):
         scml.transform(X_train[:, :5])
+
+
+def test_float32_points_after_fit(wine_split):
+    # (Their largest magnitude, a float32, overflowed when compared with
+    # the float64 limit of 1e100: a RuntimeWarning on every call.)
+    X_train, X_test, y_train, _ = wine_split
+    scml = SCML_Supervised(beta=1e-3, random_state=0).fit(X_train, y_train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        embedded = scml.transform(X_test.astype(np.float32))
+    # float32 rounds each feature by a relative 6e-8.
+    reference = scml.transform(X_test)
+    np.testing.assert_allclose(embedded, reference,
+                               atol=1e-6 * np.abs(reference).max())
 
 
 @pytest.mark.parametrize("make_fit", [
