@@ -462,6 +462,12 @@ def knn_scorer(estimator, X, y, n_neighbors=3):
     True
     """
     validate_value("n_neighbors", n_neighbors, [Interval("int", low=1)])
+    if hasattr(estimator, "for_task"):
+        raise ValueError(
+            "knn_scorer scores one metric, and %s learns one per task: score "
+            "each task's points with knn_scorer(estimator.for_task(task), "
+            "X_task, y_task), or classify with MetricKNeighborsClassifier, "
+            "which takes the tasks." % type(estimator).__name__)
     embedded = estimator.transform(X)
     y = column_or_1d(y, warn=True)
     check_consistent_length(embedded, y)

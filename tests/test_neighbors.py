@@ -253,6 +253,19 @@ def test_knn_scorer_takes_a_column_of_labels(wine_split, global_knn):
         knn_scorer(metric, X, y[:-1])
 
 
+def test_knn_scorer_refuses_a_multi_task_learner_with_the_fix(wine_split):
+    # (It said "pass task=", which a scorer cannot.)
+    from metric_learn_scml import knn_scorer
+    X, _, y, _ = wine_split
+    tasks = np.arange(len(y)) % 2
+    model = MultiTaskSCML_Supervised(**FAST).fit(X, y, tasks)
+    with pytest.raises(ValueError, match=r"one per task: score each task's "
+                       r"points with knn_scorer\(estimator.for_task"):
+        knn_scorer(model, X, y)
+    alone = knn_scorer(model.for_task(0), X[tasks == 0], y[tasks == 0])
+    assert 0.5 < alone <= 1.0
+
+
 def test_labels_of_mixed_types_name_y(wine_split):
     X, _, y, _ = wine_split
     mixed = np.array(["a", 1, 2], dtype=object)[y]
