@@ -494,6 +494,7 @@ def check_metric_points(estimator, u, v):
         raise ValueError(
             "The metric of %s takes two points of %d features: got u with %d "
             "and v with %d." % (name, n_features, u.shape[0], v.shape[0]))
+    check_magnitude(estimator, np.stack([u, v]))
     return u, v
 
 

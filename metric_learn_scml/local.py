@@ -311,6 +311,8 @@ class _LocalModel(_SCMLEstimator):
         distances : ndarray of shape (n_samples_X, n_samples_Y)
         """
         check_is_fitted(self)
+        if not isinstance(squared, (bool, np.bool_)):
+            raise TypeError("squared must be a bool, got %r." % (squared,))
         X = self._check_points(X)
         Y = None if Y is None else self._check_points(Y, "Y")
         return local_pairwise_distances(self._weights_of(X), self.basis_, X,

@@ -218,11 +218,12 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
                     "task of each point) to predict, predict_proba, "
                     "kneighbors and score.")
             tasks = self._check_tasks(tasks, X.shape[0])
-            unknown = np.setdiff1d(np.unique(tasks),
-                                   np.array(list(self._task_models)))
-            if unknown.size:
+            # (None or mixed types among them fail numpy's sort.)
+            unknown = [task for task in dict.fromkeys(tasks.tolist())
+                       if task not in self._task_models]
+            if unknown:
                 raise ValueError("tasks %s were not seen in fit." % (
-                    unknown.tolist(),))
+                    unknown,))
         else:
             self._refuse_tasks(tasks)
         return X, tasks
@@ -363,8 +364,6 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
             Columns in the order of ``classes_``.
         """
         X, tasks = self._check_predict_input(X, tasks)
-        if self.kind_ == "global":
-            return self._knn.predict_proba(self.estimator_.transform(X))
         return self._vote_fractions(X, tasks)
 
     def _vote_fractions(self, X, tasks):
@@ -389,9 +388,6 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         y_pred : ndarray of shape (n_queries,)
         """
         X, tasks = self._check_predict_input(X, tasks)
-        if self.kind_ == "global":
-            return self.classes_[self._knn.predict(
-                self.estimator_.transform(X))]
         return self.classes_[np.argmax(self._vote_fractions(X, tasks), axis=1)]
 
     def score(self, X, y, sample_weight=None, tasks=None):

@@ -402,6 +402,14 @@ def test_pairwise_distances_names_a_bad_y(iris_model, iris):
         iris_model.pairwise_distances(X[:5], X[:3, :3])
 
 
+def test_pairwise_distances_refuses_a_squared_that_is_not_a_bool(
+        iris_model, iris):
+    # (Any truthy value, the string 'False' included, meant squared.)
+    with pytest.raises(TypeError, match="squared must be a bool, got "
+                       "'False'"):
+        iris_model.pairwise_distances(iris[0][:2], squared="False")
+
+
 def test_transform_explains_what_to_use(iris_model, iris):
     with pytest.raises(AttributeError, match="pairwise_distances"):
         iris_model.transform(iris[0])

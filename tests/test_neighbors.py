@@ -266,6 +266,34 @@ def test_knn_scorer_refuses_a_multi_task_learner_with_the_fix(wine_split):
     assert 0.5 < alone <= 1.0
 
 
+def test_n_neighbors_set_after_fit_applies(wine_split, global_knn):
+    # (predict and predict_proba kept the k of fit, as scikit-learn's
+    # KNeighborsClassifier does not.)
+    X, X_test, _, _ = wine_split
+    model = clone(global_knn).fit(X, wine_split[2])
+    reference = KNeighborsClassifier(1).fit(
+        model.estimator_.transform(X), wine_split[2])
+    model.set_params(n_neighbors=1)
+    np.testing.assert_array_equal(
+        model.predict(X_test),
+        reference.predict(model.estimator_.transform(X_test)))
+    assert set(np.unique(model.predict_proba(X_test))) <= {0.0, 1.0}
+    with pytest.raises(ValueError, match="n_neighbors=1000 is too large"):
+        model.set_params(n_neighbors=1000).predict(X_test)
+
+
+def test_unseen_tasks_of_any_type_are_named(wine_split):
+    # (None or mixed types failed in numpy's sort.)
+    X, _, y, _ = wine_split
+    model = MetricKNeighborsClassifier(MultiTaskSCML_Supervised(**FAST)).fit(
+        X, y, tasks=np.arange(len(y)) % 2)
+    for tasks, unseen in ((np.array([0, None], dtype=object), r"\[None\]"),
+                          (np.array([0, "a"], dtype=object), r"\['a'\]")):
+        with pytest.raises(ValueError, match="tasks %s were not seen"
+                           % unseen):
+            model.predict(X[:2], tasks=tasks)
+
+
 def test_labels_of_mixed_types_name_y(wine_split):
     X, _, y, _ = wine_split
     mixed = np.array(["a", 1, 2], dtype=object)[y]

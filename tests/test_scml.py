@@ -363,6 +363,16 @@ def test_bad_data_raise_clear_errors(wine_split, wine_triplets):
         scml.transform(X_train[:, :5])
 
 
+def test_the_metric_function_refuses_points_beyond_range(wine_split):
+    # (It returned inf with an overflow warning, where pair_distance and
+    # transform refuse such points.)
+    X_train, _, y_train, _ = wine_split
+    metric = SCML_Supervised(beta=1e-3, random_state=0).fit(
+        X_train, y_train).get_metric()
+    with pytest.raises(ValueError, match="beyond 1e\\+100"):
+        metric(X_train[0] * 1e200, X_train[1])
+
+
 def test_float32_points_after_fit(wine_split):
     # (Their largest magnitude, a float32, overflowed when compared with
     # the float64 limit of 1e100: a RuntimeWarning on every call.)
