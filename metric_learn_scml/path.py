@@ -207,11 +207,6 @@ def cv_splits(cv, X, y, groups, seed):
         pair_of(split, number), ("train", "test")))
         for number, split in enumerate(splits)]
     for number, (train, test) in enumerate(checked):
-        if np.unique(y[train], return_counts=True)[1].max() < 2:
-            raise ValueError(
-                "The train part of split %d of cv holds a single point of "
-                "each class, so no triplet can be built on it: use fewer "
-                "folds, or more points per class." % number)
         check_test_classes(train, test, number, y)
     return checked
 
@@ -255,7 +250,8 @@ def split_part(part, kind, number, y):
     A boolean mask over the points is taken as its indices. The indices
     are sorted: a part is a set of points, and the order a splitter lists
     them in (``ShuffleSplit`` shuffles) would otherwise change the fit.
-    The training side needs two classes: SCML's triplets compare them.
+    The training side needs two classes, SCML's triplets compare them,
+    and a class of two points or more, whose pairs are the targets.
     """
     indices = np.asarray(part)
     n_samples = y.shape[0]
@@ -268,11 +264,18 @@ def split_part(part, kind, number, y):
             "The %s part of split %d of cv must be a non-empty 1-D array of "
             "indices in 0..%d (or a boolean mask of the %d points), got %r."
             % (kind, number, n_samples - 1, n_samples, part))
-    if kind == "train" and np.unique(y[indices]).shape[0] < 2:
-        raise ValueError(
-            "The train part of split %d of cv holds a single class (%r): "
-            "every training part needs two classes to build triplets."
-            % (number, plain(y[indices[0]])))
+    if kind == "train":
+        classes, counts = np.unique(y[indices], return_counts=True)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                "The train part of split %d of cv holds a single class (%r): "
+                "every training part needs two classes to build triplets."
+                % (number, plain(classes[0])))
+        if counts.max() < 2:
+            raise ValueError(
+                "The train part of split %d of cv holds a single point of "
+                "each class, so no triplet can be built on it: use fewer "
+                "folds, or more points per class." % number)
     return np.sort(indices)
 
 
