@@ -1,6 +1,8 @@
 """Array helpers shared by the maths modules: block sizes, scales and the
 distinct rows (points) that index triplets."""
 
+import contextlib
+
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -23,6 +25,38 @@ CHUNK_BYTES = 1 << 20
 OFFSET_RATIO = 1e3
 
 
+# The range of feature magnitudes accepted. The solvers run on the data
+# brought to unit scale (see unit_scale), so their float32 tables neither
+# overflow nor underflow. The basis is built from squares at the user's
+# scale, which overflow beyond 1e154 and underflow below 1e-154, and the
+# learned metric scales as 1 / scale**2: within 1e-100 to 1e100 its
+# entries stay within 1e200 of those learned on standardised data.
+# Evidence: numerical (float64's range).
+MAX_ABS_VALUE = 1e100
+MIN_ABS_VALUE = 1e-100
+
+
+def check_range(who, X):
+    """Raise a ``ValueError`` naming ``who`` (a string) and the fix when the
+    features of ``X`` reach beyond ``MAX_ABS_VALUE`` or all lie below
+    ``MIN_ABS_VALUE`` in absolute value. SCML is equivariant to the scale
+    of the data (``X * s`` with ``beta * s**2`` is the same model), and the
+    Euclidean neighbours of the triplets are too, so rescaling loses
+    nothing."""
+    largest = largest_magnitude(X)
+    if largest > MAX_ABS_VALUE or largest < MIN_ABS_VALUE:
+        large = largest > MAX_ABS_VALUE
+        raise ValueError(
+            "%s got features %s %.3g in absolute value: at that scale the "
+            "squared distances it computes %s. Standardise the features "
+            "(e.g. with sklearn.preprocessing.StandardScaler) or %s them "
+            "by a constant; SCML learns the same metric up to scale (with "
+            "beta scaled by the square of the factor)." % (
+                who, "up to" if large else "of at most",
+                largest, "overflow" if large else "underflow",
+                "divide" if large else "multiply"))
+
+
 def plain(value):
     """A numpy scalar as the Python value (for messages and records)."""
     return value.item() if isinstance(value, np.generic) else value
@@ -38,6 +72,64 @@ def checked_random_state(random_state):
             "random_state must be None, an int in 0..2**32 - 1 or a "
             "numpy.random.RandomState, got %r (%s)." % (
                 random_state, error)) from None
+
+
+def check_known_labels(values, name):
+    """Raise a ``ValueError`` naming ``name`` when labels of object dtype
+    (a list, an object array, a pandas column) hold NaN or pandas' NA.
+
+    scikit-learn's check says "Input contains NaN" without the name for
+    the first, and fails with "boolean value of NA is ambiguous" on the
+    second. None is left to the label-type checks, which name it.
+    """
+    if values is None or isinstance(values, (str, bytes)):
+        return
+    try:
+        values = np.asarray(values)
+    except (TypeError, ValueError):
+        return  # ragged: the shape checks say so
+    if values.dtype != object:
+        return
+    try:
+        # NaN differs from itself; NA's comparisons are NA, whose truth
+        # value raises.
+        unknown = (values != values).any()
+    except TypeError:
+        unknown = True
+    if unknown:
+        raise ValueError(
+            "%s contains missing values (NaN or pandas.NA): every label "
+            "must be known. Drop the samples whose %s is missing, or fill "
+            "it in." % (name, name))
+
+
+def named_input_error(error, name):
+    """``error`` of scikit-learn's or metric-learn's input checks, with the
+    input ``name`` where their words name none: "Input contains NaN.", and
+    numpy's "could not convert string to float" from a text feature."""
+    text = str(error)
+    if text.startswith("Input contains"):
+        return ValueError("Input %s%s" % (name, text[len("Input"):]))
+    if text.startswith("could not convert"):
+        return ValueError(
+            "%s holds a value that is not a number (%s): SCML learns from "
+            "numeric features. Encode text or categorical features first "
+            "(e.g. with sklearn.preprocessing.OneHotEncoder), or drop "
+            "them." % (name, text))
+    return error
+
+
+@contextlib.contextmanager
+def named_errors(name):
+    """Raise the ``ValueError`` of an input check inside the block as
+    :func:`named_input_error` words it."""
+    try:
+        yield
+    except ValueError as error:
+        named = named_input_error(error, name)
+        if named is error:
+            raise
+        raise named from None
 
 
 def chunk_rows(n_features):

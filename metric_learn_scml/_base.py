@@ -75,6 +75,56 @@ def warn_batch_scale(estimator, X):
                 type(estimator).__name__, ratio), UserWarning)
 
 
+# The parameters the first call of a run (fit, or partial_fit on an unfitted
+# model) settles for the later partial_fit calls: the basis and the
+# preprocessor it is drawn from, and beta='auto' with its cross-validation.
+FIRST_CALL = ("basis", "n_basis", "preprocessor", "beta", "betas", "n_betas",
+              "cv", "eps")
+
+
+def same_setting(first, now):
+    """Whether a parameter's value is the one of the first call (arrays by
+    identity or equal values)."""
+    if first is now:
+        return True
+    if isinstance(first, np.ndarray) or isinstance(now, np.ndarray):
+        return (isinstance(first, np.ndarray) and isinstance(now, np.ndarray)
+                and np.array_equal(first, now))
+    try:
+        return bool(first == now)
+    except (TypeError, ValueError):
+        return False
+
+
+def warn_changed_settings(estimator):
+    """Warn when a later ``partial_fit`` call finds a parameter of
+    :data:`FIRST_CALL` set anew: it keeps the first call's (a float beta
+    alone applies from the next call, as a learning rate does)."""
+    now = estimator.get_params(deep=False)
+    changed = [name for name, first in estimator._first_settings.items()
+               if not same_setting(first, now[name])
+               and not (name == "beta" and not isinstance(now[name], str))]
+    if not changed:
+        return
+    others = [name for name in changed if name != "beta"]
+    said = []
+    if others:
+        said.append(
+            "%s %s set anew since the first call of this run, which settles "
+            "%s: this call keeps the first call's." % (
+                ", ".join(others), "were" if len(others) > 1 else "was",
+                "them" if len(others) > 1 else "it"))
+    if "beta" in changed:
+        said.append(
+            "beta='auto' is resolved by the first call of a run only: this "
+            "call keeps beta_=%g (a float beta applies from the next call)."
+            % estimator.beta_)
+    warnings.warn(
+        "%s.partial_fit: %s Call fit, or partial_fit on a clone, to start a "
+        "run with the new settings." % (type(estimator).__name__,
+                                        " ".join(said)), UserWarning)
+
+
 def warn_not_converged(estimator, stage=""):
     """The ``ConvergenceWarning`` of a solver stopped by ``max_iter``."""
     warnings.warn(
@@ -97,12 +147,17 @@ class _MetricLearner(BaseMetricLearner):
     def _check_preprocessor(self):
         super()._check_preprocessor()
         if isinstance(self.preprocessor_, ArrayIndexer):
-            if np.ndim(self.preprocessor_.X) != 2:
+            shape = np.shape(self.preprocessor_.X)
+            if len(shape) != 2:
                 raise ValueError(
                     "An array preprocessor holds the points as rows, so it "
                     "must be 2-D (n_points, n_features), got shape %s; for "
-                    "one feature use preprocessor.reshape(-1, 1)."
-                    % (np.shape(self.preprocessor_.X),))
+                    "one feature use preprocessor.reshape(-1, 1)." % (shape,))
+            if 0 in shape:
+                raise ValueError(
+                    "An array preprocessor holds the points as rows, so it "
+                    "needs at least one point of one feature, got shape %s."
+                    % (shape,))
             self.preprocessor_ = PointIndexer(self.preprocessor_.X)
         elif callable(self.preprocessor_):
             self.preprocessor_ = RowsChecked(self.preprocessor_)
@@ -178,6 +233,9 @@ class _SCMLEstimator(_MetricLearner):
         self._start_log()
         # 'auto' is resolved by the fit (see _pipelines._labels_problem).
         self.beta_ = self._given_beta()
+        params = self.get_params(deep=False)
+        self._first_settings = {name: params[name] for name in FIRST_CALL
+                                if name in params}
 
     def _start_log(self):
         """A new :class:`~metric_learn_scml._driver.FitLog`, kept as
@@ -369,6 +427,7 @@ class _SCMLEstimator(_MetricLearner):
             vars(model).update(vars(self))
             model._check_params()
             model._start_log()
+            warn_changed_settings(model)
             if model._given_beta() is not None:
                 model.beta_ = model._given_beta()
         X, triplets, offsets, basis = getattr(model, build)(

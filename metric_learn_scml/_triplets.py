@@ -70,8 +70,9 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state, check_scalar, check_X_y
 from sklearn.utils.multiclass import type_of_target
 
-from ._arrays import (binary_scales, centred, checked_random_state, chunk_rows,
-                      compared_pairs, distinct_rows)
+from ._arrays import (binary_scales, centred, check_known_labels, check_range,
+                      checked_random_state, chunk_rows, compared_pairs,
+                      distinct_rows, named_errors)
 from ._defaults import MAX_ANCHORS, MINIBATCH_MIN_SAMPLES
 
 # The most triplets the pairs of one anchor give (the k_genuine * k_impostor
@@ -246,7 +247,13 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
     """
     # y as the estimators check it, with the same messages: NaN would be
     # a class of its own, and continuous values classes of one member each.
-    X, y = check_X_y(X, y, dtype=np.float64, estimator="triplets_from_labels")
+    check_known_labels(y, "y")
+    with named_errors("X"):
+        X, y = check_X_y(X, y, dtype=np.float64,
+                         estimator="triplets_from_labels")
+    if X.any():
+        # (Identical points at 0 only tie, as at any other value.)
+        check_range("triplets_from_labels", X)
     check_class_labels(y, "triplets_from_labels")
     for name, value in (("k_genuine", k_genuine), ("k_impostor", k_impostor),
                         ("max_anchors", max_anchors)):

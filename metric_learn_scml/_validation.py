@@ -27,20 +27,12 @@ from sklearn.utils import ClassifierTags, check_array, check_X_y
 from sklearn.utils.validation import validate_data
 from threadpoolctl import threadpool_limits
 
-from ._arrays import (binary_scales, chunk_rows, distinct_rows,
-                      largest_magnitude, plain, triplets_to_indices)
+from ._arrays import (MAX_ABS_VALUE, binary_scales, check_known_labels,
+                      check_range, chunk_rows, distinct_rows,
+                      largest_magnitude, named_errors, named_input_error,
+                      plain, triplets_to_indices)
 from ._triplets import (check_class_labels, pairs_without_triplet,
                         quadruplets_from_pairs, triplets_from_pairs)
-
-# The range of feature magnitudes accepted. The solvers run on the data
-# brought to unit scale (see unit_scale), so their float32 tables neither
-# overflow nor underflow. The basis is built from squares at the user's
-# scale, which overflow beyond 1e154 and underflow below 1e-154, and the
-# learned metric scales as 1 / scale**2: within 1e-100 to 1e100 its
-# entries stay within 1e200 of those learned on standardised data.
-# Evidence: numerical (float64's range).
-MAX_ABS_VALUE = 1e100
-MIN_ABS_VALUE = 1e-100
 
 # Features whose standard deviations differ by more than this factor get a
 # warning: the local Fisher directions, the default beta and the Euclidean
@@ -96,9 +88,10 @@ def forget_fit(estimator, private=()):
 
 def check_basis_array(basis, n_features, n_basis):
     """An array ``basis`` checked, with its rows scaled to unit norm."""
-    basis = check_array(basis, dtype=np.float64, copy=True, ensure_2d=False,
-                        allow_nd=True, ensure_min_samples=0,
-                        input_name="basis")
+    with named_errors("basis"):
+        basis = check_array(basis, dtype=np.float64, copy=True,
+                            ensure_2d=False, allow_nd=True,
+                            ensure_min_samples=0, input_name="basis")
     if basis.ndim != 2 or basis.shape[0] == 0:
         raise ValueError(
             "basis must be one of its named options or a non-empty array "
@@ -172,10 +165,11 @@ class RowsChecked:
     def __call__(self, indices):
         points = np.asarray(self.function(indices))
         n_indices = np.shape(indices)[0]
-        if points.ndim < 1 or points.shape[0] != n_indices:
+        if points.ndim != 2 or points.shape[0] != n_indices:
             raise PreprocessorInputError(
                 "The preprocessor returned %s for %d indices: it must return "
-                "one point (one row) per index, in their order." % (
+                "a 2-D array, one point (one row of features) per index, in "
+                "their order." % (
                     "an array of shape %s" % (points.shape,), n_indices))
         return points
 
@@ -188,6 +182,8 @@ def checked_input(estimator, data, **kwargs):
     ``PreprocessorError`` that metric-learn wraps every failure of a
     preprocessor in.
     """
+    check_formed_width(estimator.preprocessor_, data,
+                       kwargs.get("type_of_inputs"))
     try:
         return check_input(data, preprocessor=estimator.preprocessor_,
                            estimator=estimator, **kwargs)
@@ -196,19 +192,40 @@ def checked_input(estimator, data, **kwargs):
             raise error.__context__ from None
         raise
     except ValueError as error:
-        raise named_input_error(error, kwargs.get("type_of_inputs"),
-                                kwargs.get("tuple_size")) from None
+        name = ({2: "pairs", 3: "triplets", 4: "quadruplets"}.get(
+            kwargs.get("tuple_size"), "tuples")
+            if kwargs.get("type_of_inputs") == "tuples" else "X")
+        raise named_input_error(error, name) from None
 
 
-def named_input_error(error, type_of_inputs, tuple_size):
-    """``error`` of metric-learn's ``check_input``, with the input named
-    where scikit-learn's "Input contains NaN." names none."""
-    text = str(error)
-    if not text.startswith("Input contains"):
-        return error
-    name = ({2: "pairs", 3: "triplets", 4: "quadruplets"}.get(
-        tuple_size, "tuples") if type_of_inputs == "tuples" else "X")
-    return ValueError("Input %s%s" % (name, text[len("Input"):]))
+def check_formed_width(preprocessor, data, type_of_inputs):
+    """Refuse points or tuples, given with an array ``preprocessor``, whose
+    features are not as many as its columns.
+
+    metric-learn takes a 2-D input (3-D for tuples) for formed points even
+    with a preprocessor, so indices of one rank too many (a column of
+    indices, ``triplets[:, :, None]``) were learned on as points of one
+    feature: the values of the indices.
+    """
+    if not isinstance(preprocessor, PointIndexer):
+        return
+    formed = 3 if type_of_inputs == "tuples" else 2
+    shape = np.shape(data) if hasattr(data, "shape") else None
+    if shape is None:
+        try:
+            shape = np.asarray(data, dtype=object).shape
+        except (TypeError, ValueError):
+            return  # ragged: check_input says so
+    width = preprocessor.X.shape[1]
+    if len(shape) == formed and shape[-1] != width:
+        raise PreprocessorInputError(
+            "With an array preprocessor of %d features, a %d-D input is "
+            "taken for %s of points, which have %d feature(s) here, not %d. "
+            "Pass indices of the preprocessor's rows as a %d-D array (e.g. "
+            "indices.reshape(%s)), or the points themselves." % (
+                width, formed, "tuples" if formed == 3 else "rows",
+                shape[-1], width, formed - 1,
+                "len(indices), -1" if formed == 3 else "-1"))
 
 
 def check_tuples(estimator, tuples, tuple_size):
@@ -248,25 +265,12 @@ def check_scale(who, X, distinct=True):
     Identical points (every feature constant) leave no direction to learn:
     the error of an empty basis, raised before the basis is built from
     their rounding noise (unless not ``distinct``: a later batch, whose
-    basis is drawn already). Features beyond ``MAX_ABS_VALUE`` or all below
-    ``MIN_ABS_VALUE`` in absolute value are out of range.
-    SCML is equivariant to the scale of the data (``X * s`` with ``beta *
-    s**2`` is the same model), so rescaling loses nothing.
+    basis is drawn already). Features out of range raise the error of
+    :func:`~._arrays.check_range`.
     """
     if distinct and (X == X[:1]).all():
         raise no_basis_error(who)
-    largest = largest_magnitude(X)
-    if largest > MAX_ABS_VALUE or largest < MIN_ABS_VALUE:
-        large = largest > MAX_ABS_VALUE
-        raise ValueError(
-            "%s got features %s %.3g in absolute value: at that scale the "
-            "squared distances it computes %s. Standardise the features "
-            "(e.g. with sklearn.preprocessing.StandardScaler) or %s them "
-            "by a constant; SCML learns the same metric up to scale (with "
-            "beta scaled by the square of the factor)." % (
-                name_of(who), "up to" if large else "of at most",
-                largest, "overflow" if large else "underflow",
-                "divide" if large else "multiply"))
+    check_range(name_of(who), X)
 
 
 def check_magnitude(who, X):
@@ -393,7 +397,11 @@ def check_pair_labels(estimator, y, first=True):
             "learn from pairs with fit(pairs, y), y being +1 for a similar "
             "pair and -1 for a dissimilar one, or give triplets (tuples of 3 "
             "elements)." % name)
-    values = np.asarray(y, dtype=object).ravel()
+    check_known_labels(y, "y")
+    # An array through numpy first (pandas' Int64 gives NaN there, but NA
+    # as object); a list as it is (numpy would make [1, "a"] strings).
+    values = np.asarray(y if isinstance(y, (list, tuple)) else np.asarray(y),
+                        dtype=object).ravel()
     wrong = ~np.isin(values, [-1, 1])
     if wrong.any():
         # (metric-learn's first words, which code written for its pair
@@ -482,8 +490,9 @@ def check_metric_points(estimator, u, v):
                 "The metric of %s takes two 1-D points: %s has shape %s "
                 "(compare many pairs with pair_distance)."
                 % (name, label, np.shape(point)))
-        points.append(check_array(np.reshape(point, (1, -1)), dtype=float,
-                                  input_name=label)[0])
+        with named_errors(label):
+            points.append(check_array(np.reshape(point, (1, -1)),
+                                      dtype=float, input_name=label)[0])
     u, v = points
     # A global metric is that of components_ as it is now (metric-learn's
     # own tests set it by hand); the fit gave it n_features_in_ columns.
@@ -530,11 +539,12 @@ def check_points(estimator, X, name="X"):
     errors name the argument ``name``."""
     if estimator.preprocessor_ is None:
         check_formed_points(estimator, X)
-        if name != "X":
-            # (scikit-learn's validate_data names every array X.)
-            X = check_array(X, dtype=np.float64, input_name=name)
-        else:
-            X = validate_data(estimator, X, reset=False)
+        with named_errors(name):
+            if name != "X":
+                # (scikit-learn's validate_data names every array X.)
+                X = check_array(X, dtype=np.float64, input_name=name)
+            else:
+                X = validate_data(estimator, X, reset=False)
     else:
         X = checked_input(estimator, X, type_of_inputs="classic")
     if X.shape[1] != estimator.n_features_in_:
@@ -560,8 +570,9 @@ def validate_supervised(estimator, X, y, reset=True):
     fewest = 2 if reset else 1
     if estimator.preprocessor_ is None:
         check_formed_points(estimator, X)
-        X, y = validate_data(estimator, X, y, dtype=np.float64,
-                             ensure_min_samples=fewest, reset=reset)
+        with named_errors("X"):
+            X, y = validate_data(estimator, X, y, dtype=np.float64,
+                                 ensure_min_samples=fewest, reset=reset)
     else:
         X, y = checked_input(estimator, X, y=y, type_of_inputs="classic",
                              dtype=np.float64, ensure_min_samples=fewest)
@@ -574,18 +585,21 @@ def validate_labelled_points(X, y, name):
     points through scikit-learn's ``check_X_y``, errors naming ``name``."""
     check_y_given(y, name)
     check_formed_points(name, X)
-    X, y = check_X_y(X, y, dtype=np.float64, ensure_min_samples=2,
-                     estimator=name)
+    with named_errors("X"):
+        X, y = check_X_y(X, y, dtype=np.float64, ensure_min_samples=2,
+                         estimator=name)
     return check_labelled(X, y, name)
 
 
 def check_y_given(y, who):
     """Refuse ``y=None`` in scikit-learn's words (its
-    ``check_requires_y_none`` looks for them)."""
+    ``check_requires_y_none`` looks for them), and missing labels
+    (:func:`~._arrays.check_known_labels`)."""
     if y is None:
         raise ValueError(
             "This %s estimator requires y to be passed, but the target y is "
             "None: pass the class labels of X as y." % name_of(who))
+    check_known_labels(y, "y")
 
 
 def check_labelled(X, y, who, reset=True, n_components=None):
@@ -620,6 +634,7 @@ def require_tasks(estimator, tasks, what, single_task):
 def task_labels(tasks, n_expected, what):
     """``tasks`` as a 1-D array of labels, one per sample or triplet."""
     given = tasks
+    check_known_labels(tasks, "tasks")
     tasks = np.asarray(tasks)
     if tasks.dtype.kind == "U" and not isinstance(given, np.ndarray):
         # numpy turns [1, "a"] into ["1", "a"]: task 1 would be unknown later.

@@ -94,7 +94,10 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
                 "the points of several tasks are transformed one task at a "
                 "time, e.g. transform(X[tasks == t], task=t) for each t."
                 % (self.tasks_.tolist(), np.size(task)))
-        found = np.flatnonzero(self.tasks_ == task)
+        try:
+            found = np.flatnonzero(self.tasks_ == task)
+        except TypeError:
+            found = ()  # pandas.NA: its comparisons are NA
         if len(found) != 1:
             raise ValueError("Unknown task %r: the known tasks are %s." % (
                 plain(task), self.tasks_.tolist()))

@@ -30,10 +30,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (check_consistent_length, check_is_fitted,
                                       column_or_1d, validate_data)
 
-from ._arrays import plain
+from ._arrays import check_known_labels, named_errors, plain
 from ._triplets import check_label_types
-from ._validation import (Interval, forget_fit, parameter_constraints,
-                          validate_parameters, validate_value)
+from ._validation import (Interval, check_y_given, forget_fit,
+                          parameter_constraints, validate_parameters,
+                          validate_value)
 
 # Query rows handled at once by the local model (bounds the memory of the
 # distance block to this many rows times the training size).
@@ -157,7 +158,9 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
                 "themselves: fit it on the points (X = preprocessor[indices]) "
                 "with a learner whose preprocessor is None." % (
                     type(self.estimator).__name__, type(self).__name__))
-        X, y = validate_data(self, X, y)
+        check_y_given(y, self)
+        with named_errors("X"):
+            X, y = validate_data(self, X, y)
         check_label_types(y)
         check_classification_targets(y)
         self.classes_, self._y_index = np.unique(y, return_inverse=True)
@@ -201,6 +204,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
 
     @staticmethod
     def _check_tasks(tasks, n_samples):
+        check_known_labels(tasks, "tasks")
         tasks = np.asarray(tasks)
         if tasks.shape != (n_samples,):
             raise ValueError(
@@ -210,7 +214,8 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
 
     def _check_predict_input(self, X, tasks):
         check_is_fitted(self, "estimator_")
-        X = validate_data(self, X, reset=False)
+        with named_errors("X"):
+            X = validate_data(self, X, reset=False)
         if self.kind_ == "multitask":
             if tasks is None:
                 raise ValueError(
@@ -464,6 +469,12 @@ def knn_scorer(estimator, X, y, n_neighbors=3):
             "each task's points with knn_scorer(estimator.for_task(task), "
             "X_task, y_task), or classify with MetricKNeighborsClassifier, "
             "which takes the tasks." % type(estimator).__name__)
+    if y is None:
+        raise ValueError(
+            "knn_scorer needs the class labels y of X: a scorer is called "
+            "as knn_scorer(estimator, X, y), and scikit-learn passes y=None "
+            "when the search or cross-validation was given no labels.")
+    check_known_labels(y, "y")
     embedded = estimator.transform(X)
     y = column_or_1d(y, warn=True)
     check_consistent_length(embedded, y)

@@ -248,7 +248,10 @@ class _PairsAndTriplets(_IncrementalFromTriplets):
         Parameters
         ----------
         threshold : float
-            A finite distance.
+            A finite distance. One below every distance calls every pair
+            dissimilar; where that is the most accurate choice,
+            :meth:`calibrate_threshold` (metric-learn's) sets the smallest
+            distance minus 1, which is negative for distances below 1.
 
         Returns
         -------

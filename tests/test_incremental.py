@@ -319,6 +319,34 @@ def test_a_beta_set_between_partial_fit_calls_applies(blobs):
         model.set_params(beta=-1.0).partial_fit(X, y)
 
 
+def test_settings_of_the_first_call_set_anew_later_warn_and_are_kept(blobs):
+    # (They were ignored silently: the basis and beta='auto' are settled by
+    # the first call of a run, fit or partial_fit.)
+    X, y = blobs[0][:400], blobs[1][:400]
+    model = SCML_Supervised(**FAST).partial_fit(X[:200], y[:200])
+    basis = model.basis_.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.set_params(beta=1e-3).partial_fit(X[200:], y[200:])
+    with pytest.warns(UserWarning, match=r"beta='auto' is resolved by the "
+                      r"first call of a run only: this call keeps "
+                      r"beta_=0.001"):
+        model.set_params(beta="auto").partial_fit(X[200:], y[200:])
+    assert model.beta_ == 1e-3
+    with pytest.warns(UserWarning, match=r"basis, n_basis were set anew since "
+                      r"the first call of this run, .* keeps the first "
+                      r"call's\. Call fit"):
+        model.set_params(beta=1e-3, basis=np.eye(X.shape[1]),
+                         n_basis=5).partial_fit(X[200:], y[200:])
+    # (The generated basis, renewed around its active elements, not eye.)
+    assert model.basis_.shape == basis.shape != (X.shape[1], X.shape[1])
+    # A refit starts a run with the new settings.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.set_params(basis="lda").fit(X, y).partial_fit(X[200:], y[200:])
+    assert model.basis_.shape[0] == 5
+
+
 def test_a_batch_at_another_scale_warns_and_a_non_finite_state_is_refused(blobs):
     X, y = blobs[0][:400], blobs[1][:400]
     model = SCML_Supervised(**FAST).partial_fit(X[:200], y[:200])

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from metric_learn_scml import (LocalSCML, LocalSCML_Supervised, MultiTaskSCML,
                                MultiTaskSCML_Supervised, SCML, SCML_Supervised,
-                               SCML_SupervisedCV, scml_path)
+                               SCML_SupervisedCV, knn_scorer, scml_path)
 from metric_learn_scml._triplets import triplets_from_labels
 
 # Short solver schedules keep these tests fast; whether a fit converges is
@@ -220,6 +220,39 @@ def test_a_callable_preprocessor_must_give_one_point_per_index(wine_split):
                             random_state=0).fit(indices, y_train)
     np.testing.assert_array_equal(model.transform([3, 4]),
                                   model.transform(X_train[3:5]))
+
+
+def test_a_callable_preprocessor_must_give_two_dimensional_points(iris):
+    # One value per index gave an IndexError inside metric-learn for
+    # triplets, and scikit-learn's "Expected 2D array" for points.
+    X, y = iris
+    triplets = triplets_from_labels(X, y, 2, 3)
+    for rows in (lambda i: X[i, 0], lambda i: X[np.asarray(i)][:, None]):
+        with pytest.raises(ValueError, match=r"preprocessor returned an "
+                           r"array of shape .* it must return a 2-D array"):
+            SCML(preprocessor=rows, random_state=0).fit(triplets)
+        with pytest.raises(ValueError, match=r"must return a 2-D array"):
+            SCML_Supervised(preprocessor=rows).fit(np.arange(len(X)), y)
+
+
+def test_indices_of_one_rank_too_many_are_not_points(iris):
+    # With an array preprocessor, a column of indices (or triplets[:, :,
+    # None]) was learned on as points of one feature: the index values.
+    X, y = iris
+    triplets = triplets_from_labels(X, y, 2, 3)
+    with pytest.raises(ValueError, match=r"array preprocessor of 4 features, "
+                       r"a 3-D input .* 1 feature\(s\) here, not 4"):
+        SCML(preprocessor=X, random_state=0).fit(triplets[:, :, None])
+    with pytest.raises(ValueError, match=r"a 2-D input is taken for rows "
+                       r".* as a 1-D array"):
+        SCML_Supervised(preprocessor=X).fit(np.arange(len(X))[:, None], y)
+    model = SCML(preprocessor=X, random_state=0).fit(triplets)
+    with pytest.raises(ValueError, match=r"a 2-D input is taken for rows"):
+        model.transform(np.arange(5)[:, None])
+    # Points of the preprocessor's width are still points (metric-learn's
+    # convention), and the indices as they should be, indices.
+    np.testing.assert_allclose(model.transform(X[:5]),
+                               model.transform(np.arange(5)))
 
 
 def test_user_basis_array(wine_split):
@@ -1209,6 +1242,11 @@ def test_a_one_dimensional_preprocessor_is_refused_with_the_fix(iris):
     triplets = np.random.RandomState(0).randint(0, X.shape[0], (50, 3))
     with pytest.raises(ValueError, match=r"reshape\(-1, 1\)"):
         SCML(preprocessor=X[:, 0]).fit(triplets)
+    # (An empty one said indices "must lie in 0..-1".)
+    for empty in (X[:0], X[:, :0]):
+        with pytest.raises(ValueError, match=r"needs at least one point of "
+                           r"one feature, got shape \(%d, %d\)" % empty.shape):
+            SCML(preprocessor=empty).fit(triplets)
 
 
 @pytest.mark.parametrize("learner", [SCML, LocalSCML])
@@ -1545,3 +1583,80 @@ def test_a_fit_the_budget_stops_is_reproducible():
     assert exact["work"] <= exact["budget"]
     np.testing.assert_array_equal(fits[0].weights_, fits[1].weights_)
     assert fits[0].dual_gap_ == fits[1].dual_gap_ > 0
+
+
+def test_missing_labels_and_tasks_are_named(iris):
+    # pandas.NA among object labels failed with "boolean value of NA is
+    # ambiguous" (inside scikit-learn, numpy or pandas), and NaN among them
+    # with "Input contains NaN", naming neither y nor tasks.
+    pd = pytest.importorskip("pandas")
+    from metric_learn_scml import MetricKNeighborsClassifier
+    X, y = iris
+    fast = dict(max_iter=20, random_state=0)
+    tasks = np.array(["a", "b"] * 75, dtype=object)
+    for missing in (pd.NA, np.nan):
+        labels = y.astype(object)
+        labels[7] = missing
+        unknown_tasks = tasks.copy()
+        unknown_tasks[3] = missing
+        calls = [
+            lambda: SCML_Supervised(**fast).fit(X, labels),
+            lambda: triplets_from_labels(X, labels),
+            lambda: MetricKNeighborsClassifier(SCML_Supervised(**fast)).fit(
+                X, labels),
+            lambda: MultiTaskSCML_Supervised(**fast).fit(
+                X, y, tasks=unknown_tasks),
+            lambda: MetricKNeighborsClassifier(
+                MultiTaskSCML_Supervised(**fast)).fit(X, y, unknown_tasks),
+            lambda: knn_scorer(SCML_Supervised(**fast).fit(X, y), X, labels),
+        ]
+        for call in calls:
+            with pytest.raises(ValueError, match=r"(y|tasks) contains missing "
+                               r"values \(NaN or pandas.NA\)"):
+                call()
+    # Pair labels in pandas' nullable integers: their NA is not a label.
+    pairs = triplets_from_labels(X, y, 2, 3)[:100, :2]
+    pair_labels = pd.array([1, -1] * 49 + [1, pd.NA], dtype="Int64")
+    with pytest.raises(ValueError, match=r"labels \(y\) should contain only "
+                       r"values in \[-1, 1\].* got nan"):
+        SCML(preprocessor=X, **fast).fit(pairs, pair_labels)
+    model = MultiTaskSCML_Supervised(**fast).fit(X, y, tasks=tasks)
+    with pytest.raises(ValueError, match=r"Unknown task <NA>: the known "
+                       r"tasks are \['a', 'b'\]"):
+        model.transform(X[:4], task=pd.NA)
+
+
+def test_knn_scorer_without_labels_says_they_are_needed(iris):
+    # (It said "y should be a 1d array, got an array of shape ()".)
+    X, y = iris
+    model = SCML_Supervised(max_iter=20, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="knn_scorer needs the class labels "
+                                         "y of X"):
+        knn_scorer(model, X, None)
+
+
+def test_text_features_are_refused_naming_the_input(iris):
+    # numpy's "could not convert string to float" named no parameter.
+    pd = pytest.importorskip("pandas")
+    from metric_learn_scml import LocalSCML_Supervised
+    X, y = iris
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    frame["a"] = frame["a"].astype(str)
+    frame.loc[3, "a"] = "x"
+    basis = np.eye(4).astype(str)
+    basis[0, 0] = "a"
+    model = SCML_Supervised(max_iter=20, random_state=0).fit(X, y)
+    local = LocalSCML_Supervised(max_iter=20, random_state=0).fit(X, y)
+    calls = [
+        ("X", lambda: SCML_Supervised().fit(frame, y)),
+        ("X", lambda: triplets_from_labels(frame, y)),
+        ("X", lambda: model.transform(frame.values)),
+        ("basis", lambda: SCML_Supervised(basis=basis).fit(X, y)),
+        ("u", lambda: model.get_metric()(["a", 1, 2, 3], X[0])),
+        ("Y", lambda: local.pairwise_distances(X[:2], frame.values[:5])),
+    ]
+    for name, call in calls:
+        with pytest.raises(ValueError, match=r"^%s holds a value that is not "
+                           r"a number \(could not convert string to float"
+                           % name):
+            call()

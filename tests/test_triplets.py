@@ -102,6 +102,12 @@ def test_public_triplets_are_metric_learns_knn_triplets(iris):
     (dict(anchors=[[0, 1], [3, 4]]), ValueError,
      r"anchors must be a 1-D array .* shape \(2, 2\)"),
     (dict(random_state="x"), ValueError, "random_state must be None"),
+    # As the estimators refuse them (numpy failed in a reshape at 1e160,
+    # and 1e-200 underflowed to ties that gave other triplets).
+    (dict(X=np.random.RandomState(0).randn(5, 2) * 1e160), ValueError,
+     "triplets_from_labels got features up to .* overflow"),
+    (dict(X=np.random.RandomState(0).randn(5, 2) * 1e-200), ValueError,
+     "triplets_from_labels got features of at most .* underflow"),
     (dict(progress=5), TypeError, "progress must be a callable .*or None, "
                                   "got 5 of type int"),
     # (approximate search was removed, and its keyword with it)
@@ -115,6 +121,14 @@ def test_public_triplets_name_a_bad_argument(arguments, error, match):
     values.update(arguments)
     with pytest.raises(error, match=match):
         public(**values)
+
+
+def test_public_triplets_of_identical_points_at_zero_only_tie():
+    # Points all 0 are no scale problem: every neighbour ties, as at 1.
+    y = np.array([0, 0, 0, 1, 1, 1])
+    np.testing.assert_array_equal(
+        triplets_from_labels(np.zeros((6, 2)), y, 2, 3),
+        triplets_from_labels(np.ones((6, 2)), y, 2, 3))
 
 
 def test_public_triplets_take_a_column_of_labels_with_a_warning(iris):
