@@ -57,6 +57,21 @@ def check_range(who, X):
                 "divide" if large else "multiply"))
 
 
+def check_magnitude(who, X):
+    """Refuse points given after ``fit`` (to ``who``, a name) beyond
+    ``MAX_ABS_VALUE``, whose
+    squared distances overflow (inf, or NaN in a local metric); ``fit``
+    refuses them too (``_validation.check_scale``)."""
+    largest = largest_magnitude(X)
+    if largest > MAX_ABS_VALUE:
+        raise ValueError(
+            "%s got points with features up to %.3g in absolute value, "
+            "beyond %g: their squared distances overflow. Scale new points "
+            "as the training points were (e.g. with the StandardScaler "
+            "fitted on them)." % (who, largest, MAX_ABS_VALUE))
+    return X
+
+
 def plain(value):
     """A numpy scalar as the Python value (for messages and records)."""
     return value.item() if isinstance(value, np.generic) else value

@@ -28,16 +28,17 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import TransformerTags
 from sklearn.utils.validation import check_is_fitted
 
-from ._arrays import centred, checked_random_state, largest_magnitude
+from ._arrays import (centred, check_magnitude, checked_random_state,
+                      largest_magnitude)
 from ._defaults import EXACT_GAP_TOL
 from ._driver import FitLog, merges_points, pair_problem, solve_path
 from ._exact import beta_max
 from ._problem import HingeProblem
 from ._solvers import RDAState, components_from_weights
 from ._validation import (ArrayLike, Flag, Interval, Options, PointIndexer,
-                          RowsChecked, check_magnitude, check_metric_points,
-                          check_points, check_same_label_type, forget_fit,
-                          no_basis_error, parameter_constraints, task_labels,
+                          RowsChecked, check_metric_points, check_points,
+                          check_same_label_type, forget_fit, no_basis_error,
+                          parameter_constraints, task_labels,
                           validate_parameters)
 
 # The iterates are of order sqrt(t) / gamma: below this gamma, w . g in the
@@ -169,7 +170,8 @@ class _MetricLearner(BaseMetricLearner):
         # metric-learn's methods (pair_distance, decision_function, ...)
         # check their input here.
         prepared = super()._prepare_inputs(X, y, type_of_inputs, **kwargs)
-        check_magnitude(self, prepared[0] if isinstance(prepared, tuple)
+        check_magnitude(type(self).__name__,
+                        prepared[0] if isinstance(prepared, tuple)
                         else prepared)
         return prepared
 

@@ -27,10 +27,9 @@ from sklearn.utils import ClassifierTags, check_array, check_X_y
 from sklearn.utils.validation import validate_data
 from threadpoolctl import threadpool_limits
 
-from ._arrays import (MAX_ABS_VALUE, binary_scales, check_known_labels,
-                      check_range, chunk_rows, distinct_rows,
-                      largest_magnitude, named_errors, named_input_error,
-                      plain, triplets_to_indices)
+from ._arrays import (binary_scales, check_known_labels, check_magnitude,
+                      check_range, chunk_rows, distinct_rows, named_errors,
+                      named_input_error, plain, triplets_to_indices)
 from ._triplets import (check_class_labels, pairs_without_triplet,
                         quadruplets_from_pairs, triplets_from_pairs)
 
@@ -238,7 +237,7 @@ def check_tuples(estimator, tuples, tuple_size):
             "input." % ("pairs" if tuple_size == 2 else "triplets",
                         tuples.shape[-1], type(estimator).__name__,
                         estimator.n_features_in_))
-    return check_magnitude(estimator, tuples)
+    return check_magnitude(name_of(estimator), tuples)
 
 
 def name_of(who):
@@ -271,20 +270,6 @@ def check_scale(who, X, distinct=True):
     if distinct and (X == X[:1]).all():
         raise no_basis_error(who)
     check_range(name_of(who), X)
-
-
-def check_magnitude(who, X):
-    """Refuse points given after ``fit`` beyond ``MAX_ABS_VALUE``, whose
-    squared distances overflow (inf, or NaN in a local metric); ``fit``
-    refuses them too (:func:`check_scale`)."""
-    largest = largest_magnitude(X)
-    if largest > MAX_ABS_VALUE:
-        raise ValueError(
-            "%s got points with features up to %.3g in absolute value, "
-            "beyond %g: their squared distances overflow. Scale new points "
-            "as the training points were (e.g. with the StandardScaler "
-            "fitted on them)." % (name_of(who), largest, MAX_ABS_VALUE))
-    return X
 
 
 def warn_feature_scales(X):
@@ -503,7 +488,7 @@ def check_metric_points(estimator, u, v):
         raise ValueError(
             "The metric of %s takes two points of %d features: got u with %d "
             "and v with %d." % (name, n_features, u.shape[0], v.shape[0]))
-    check_magnitude(estimator, np.stack([u, v]))
+    check_magnitude(name_of(estimator), np.stack([u, v]))
     return u, v
 
 
@@ -552,7 +537,7 @@ def check_points(estimator, X, name="X"):
             "%s has %d features, but %s is expecting %d features as "
             "input." % (name, X.shape[1], type(estimator).__name__,
                         estimator.n_features_in_))
-    return check_magnitude(estimator, X)
+    return check_magnitude(name_of(estimator), X)
 
 
 def validate_supervised(estimator, X, y, reset=True):
