@@ -121,7 +121,9 @@ def check_known_labels(values, name):
 def named_input_error(error, name):
     """``error`` of scikit-learn's or metric-learn's input checks, with the
     input ``name`` where their words name none: "Input contains NaN.", and
-    numpy's "could not convert string to float" from a text feature."""
+    numpy's "could not convert string to float" from a text feature, and
+    scikit-learn's "Complex data not supported" followed by the whole
+    array."""
     text = str(error)
     if text.startswith("Input contains"):
         return ValueError("Input %s%s" % (name, text[len("Input"):]))
@@ -131,6 +133,12 @@ def named_input_error(error, name):
             "numeric features. Encode text or categorical features first "
             "(e.g. with sklearn.preprocessing.OneHotEncoder), or drop "
             "them." % (name, text))
+    if text.startswith("Complex data not supported"):
+        return ValueError(
+            "%s holds complex numbers (Complex data not supported): SCML "
+            "learns from real features. Pass the real and imaginary parts "
+            "as features of their own (e.g. np.hstack([X.real, X.imag])), "
+            "or their moduli." % name)
     return error
 
 

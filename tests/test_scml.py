@@ -1660,3 +1660,7 @@ def test_text_features_are_refused_naming_the_input(iris):
                            r"a number \(could not convert string to float"
                            % name):
             call()
+    # (scikit-learn's words, then the whole array.)
+    with pytest.raises(ValueError, match=r"^X holds complex numbers \(Complex "
+                       r"data not supported\): .* np.hstack"):
+        SCML_Supervised().fit(X + 0j, y)
