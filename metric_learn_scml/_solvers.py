@@ -24,6 +24,7 @@ whose closed form, column by column, with
 \beta))`).
 """
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -209,8 +210,10 @@ def rda_iterate(total, threshold, step, t):
     entry is :math:`\max(0, -(S + \tau))`. ``threshold`` broadcasts
     against ``total[0]``.
     """
-    factor = 1.0 / (step * np.sqrt(t))
-    return penalty_for(total.shape[0]).prox(-total, threshold) * factor
+    # (In place and with math.sqrt: the solvers call this at every step.)
+    weights = penalty_for(total.shape[0]).prox(np.negative(total), threshold)
+    weights *= 1.0 / (step * math.sqrt(t))
+    return weights
 
 
 def rda_state_for(state, weights, beta, gamma):
@@ -375,6 +378,7 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     # Tasks without triplets here (partial_fit) draw nothing: their rows
     # take zero steps.
     present = task_sizes > 0
+    all_present = bool(present.all())
     live = np.arange(n_betas)
     iteration = start
     # A batch that covers the largest task is taken as its expectation: each
@@ -391,7 +395,7 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
             draws = (rng.random_sample((block, n_tasks, batch_size))
                      * task_sizes[None, :, None]).astype(np.intp)
             draws += task_offsets[None, :-1, None]
-            if not present.all():
+            if not all_present:
                 np.minimum(draws, triplet_pairs.shape[0] - 1, out=draws)
         running_total, running = total[:, live], weights[:, live]
         running_betas = batch_betas[:, live]
@@ -402,14 +406,14 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
                 # Batched matrix products in the table's precision: several
                 # times faster than einsum on mixed float32/float64 operands.
                 violated = (running.astype(gradients.dtype)
-                            @ np.swapaxes(gradients, 1, 2)
+                            @ gradients.swapaxes(1, 2)
                             > -1.0).astype(gradients.dtype)      # (T, L, b)
                 step = violated @ gradients                     # (T, L, K)
             else:
                 violated = whole.margins(np.swapaxes(running, 0, 1)) > 0
                 step = np.stack([whole.gradient(row * share)
                                  for row in violated], axis=1)
-            if not present.all():
+            if not all_present:
                 step[~present] = 0.0
             running_total += step
             running = rda_iterate(running_total, iteration * running_betas,
