@@ -29,7 +29,7 @@ from threadpoolctl import threadpool_limits
 
 from ._arrays import (binary_scales, check_known_labels, check_magnitude,
                       check_range, chunk_rows, distinct_rows, named_errors,
-                      named_input_error, plain, triplets_to_indices)
+                      plain, triplets_to_indices)
 from ._triplets import (check_class_labels, pairs_without_triplet,
                         quadruplets_from_pairs, triplets_from_pairs)
 
@@ -183,18 +183,17 @@ def checked_input(estimator, data, **kwargs):
     """
     check_formed_width(estimator.preprocessor_, data,
                        kwargs.get("type_of_inputs"))
-    try:
-        return check_input(data, preprocessor=estimator.preprocessor_,
-                           estimator=estimator, **kwargs)
-    except PreprocessorError as error:
-        if isinstance(error.__context__, PreprocessorInputError):
-            raise error.__context__ from None
-        raise
-    except ValueError as error:
-        name = ({2: "pairs", 3: "triplets", 4: "quadruplets"}.get(
-            kwargs.get("tuple_size"), "tuples")
-            if kwargs.get("type_of_inputs") == "tuples" else "X")
-        raise named_input_error(error, name) from None
+    name = ({2: "pairs", 3: "triplets", 4: "quadruplets"}.get(
+        kwargs.get("tuple_size"), "tuples")
+        if kwargs.get("type_of_inputs") == "tuples" else "X")
+    with named_errors(name):
+        try:
+            return check_input(data, preprocessor=estimator.preprocessor_,
+                               estimator=estimator, **kwargs)
+        except PreprocessorError as error:
+            if isinstance(error.__context__, PreprocessorInputError):
+                raise error.__context__ from None
+            raise
 
 
 def check_formed_width(preprocessor, data, type_of_inputs):
@@ -209,12 +208,10 @@ def check_formed_width(preprocessor, data, type_of_inputs):
     if not isinstance(preprocessor, PointIndexer):
         return
     formed = 3 if type_of_inputs == "tuples" else 2
-    shape = np.shape(data) if hasattr(data, "shape") else None
-    if shape is None:
-        try:
-            shape = np.asarray(data, dtype=object).shape
-        except (TypeError, ValueError):
-            return  # ragged: check_input says so
+    try:
+        shape = np.shape(data)
+    except (TypeError, ValueError):
+        return  # ragged: check_input says so
     width = preprocessor.X.shape[1]
     if len(shape) == formed and shape[-1] != width:
         raise PreprocessorInputError(
@@ -488,7 +485,7 @@ def check_metric_points(estimator, u, v):
         raise ValueError(
             "The metric of %s takes two points of %d features: got u with %d "
             "and v with %d." % (name, n_features, u.shape[0], v.shape[0]))
-    check_magnitude(name_of(estimator), np.stack([u, v]))
+    check_magnitude(name, np.stack([u, v]))
     return u, v
 
 
