@@ -294,7 +294,7 @@ class _SCMLEstimator(_MetricLearner):
                 n_iter_no_change=self.n_iter_no_change, **schedule),
             solver="rda" if incremental else self.solver, state=state,
             random_state=self._rng, verbose=self.verbose,
-            name=type(self).__name__, log=self._log)
+            name=type(self).__name__, log=self._log, rerun=not incremental)
         self._rda_state, self._unit = result.state, problem.unit
         relative_gap = result.dual_gap / max(result.objective, 1e-300)
         if relative_gap > EXACT_GAP_TOL and not result.out_of_budget:

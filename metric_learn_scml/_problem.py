@@ -141,6 +141,16 @@ class SquaredDifferences:
                           - projections[pairs[..., 1]])
         return np.square(difference, out=difference)
 
+    def columns(self, kept):
+        """The same pairs on the elements ``kept`` only (a copy of the
+        table's columns, where there is a table)."""
+        restricted = SquaredDifferences(self.projections[:, kept], self.pairs,
+                                        max_bytes=0,
+                                        pair_offsets=self.pair_offsets)
+        if self.table is not None:
+            restricted.table = np.take(self.table, kept, axis=1)
+        return restricted
+
     def rows(self, pair_ids):
         """The rows of the given pairs, shape ``pair_ids.shape + (K,)``."""
         if self.table is not None:
@@ -281,11 +291,13 @@ class NonNegativeL1:
     (one task).
 
     The exact phase's LP is then the problem itself, so its optimum is
-    certified exactly (``gap_tol`` 0) and needs no refinement.
+    certified exactly (``gap_tol`` 0) and needs no refinement; the exact
+    phase, not a second RDA run, takes RDA's iterate to a sparse point.
     """
 
     gap_tol = 0.0
     refines = False
+    reruns_on_support = False
 
     @staticmethod
     def prox(values, threshold):
@@ -301,11 +313,14 @@ class NonNegativeGroupL21:
 
     The exact phase's atoms approach the norm's cones only in the limit:
     it stops at the relative duality gap ``gap_tol``, and refines each
-    round by Newton on its structure (:mod:`._exact`).
+    round by Newton on its structure (:mod:`._exact`). Without the exact
+    phase, RDA runs again on the support of its iterate
+    (``reruns_on_support``; :func:`~metric_learn_scml._driver.support_rerun`).
     """
 
     gap_tol = GROUP_GAP_TOL
     refines = True
+    reruns_on_support = True
 
     @staticmethod
     def prox(values, threshold):

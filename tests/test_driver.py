@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from metric_learn_scml._defaults import EXACT_MAX_TRIPLETS
-from metric_learn_scml._driver import (pair_problem, runs_exact_phase,
-                                       solve_path)
-from metric_learn_scml._exact import beta_max
+from metric_learn_scml._driver import (FitLog, pair_problem, runs_exact_phase,
+                                       solve_path, support_rerun)
+from metric_learn_scml._exact import beta_max, large_columns
 from metric_learn_scml._pipelines import (grouped_by_task, labels_triplets,
                                           union_basis)
-from metric_learn_scml._problem import HingeProblem
+from metric_learn_scml._problem import HingeProblem, SolverResult
 from metric_learn_scml._triplets import triplets_from_labels
 
 RDA = dict(gamma=1.0, batch_size=32, max_iter=3000, eval_every=250,
@@ -97,6 +97,95 @@ def test_rda_alone_has_no_certificate_and_a_state_to_continue():
         problem.differences, problem.triplet_pairs).objective(
             rda_only.weights / problem.unit ** 2,
             beta * problem.unit ** 2) + 1e-12
+
+
+def three_task_problem(seed=0):
+    """The generated points' triplets cut into three tasks (of the same
+    kind), on a basis of 30 elements."""
+    X, basis, triplets = generated(seed, n=90, n_basis=30)
+    n = triplets.shape[0]
+    return pair_problem(X, basis, triplets, [0, n // 3, 2 * n // 3, n])
+
+
+def problem_objective(problem, weights, beta):
+    """The objective of the user's-units ``weights`` and ``beta``."""
+    square = problem.unit ** 2
+    return HingeProblem(problem.differences, problem.triplet_pairs,
+                        problem.task_offsets).objective(weights / square,
+                                                        beta * square)
+
+
+@pytest.mark.parametrize("seed, factor", [(0, 0.01), (1, 0.1), (5, 0.03)])
+def test_group_rda_reruns_on_its_support_and_never_raises_the_objective(
+        seed, factor):
+    problem = three_task_problem(seed)
+    beta = factor * user_beta_max(problem)
+    plain, = solve_path(problem, [beta], RDA, "rda",
+                        random_state=np.random.RandomState(0))
+    log = FitLog("test", False)
+    again, = solve_path(problem, [beta], RDA, "rda", log=log,
+                        random_state=np.random.RandomState(0), rerun=True)
+    stage, = [s for s in log.stages if s["stage"] == "RDA on its support"]
+    support = large_columns(plain.weights)
+    assert stage["elements"] == support.shape[0] < problem.differences.n_features
+    before = problem_objective(problem, plain.weights, beta)
+    after = problem_objective(problem, again.weights, beta)
+    assert after <= before + 1e-12
+    assert stage["objective_before"] == pytest.approx(before, rel=1e-9)
+    if not stage["kept"]:
+        np.testing.assert_array_equal(again.weights, plain.weights)
+        return
+    assert again.objective == pytest.approx(after, rel=1e-9)
+    # the second run lives on the first's large columns
+    outside = np.setdiff1d(np.arange(problem.differences.n_features), support)
+    assert not again.weights[:, outside].any()
+    assert again.n_iter > plain.n_iter
+    assert again.state.mean_gradient.shape == plain.weights.shape
+    assert np.isfinite(again.state.mean_gradient).all()
+
+
+def test_a_second_run_is_kept_where_it_lowers_the_objective():
+    # (Seed and beta where it does, by about 6e-4 of the objective: far
+    # beyond any rounding.)
+    problem = three_task_problem(5)
+    beta = 0.03 * user_beta_max(problem)
+    log = FitLog("test", False)
+    solve_path(problem, [beta], RDA, "rda", log=log,
+               random_state=np.random.RandomState(0), rerun=True)
+    assert log.stages[-1]["kept"] is True
+    assert log.stages[-1]["active"] <= log.stages[-1]["elements"]
+
+
+def test_one_task_and_partial_fit_runs_take_no_second_run():
+    X, basis, triplets = generated(1)
+    problem = pair_problem(X, basis, triplets, [0, triplets.shape[0]])
+    beta = 0.01 * user_beta_max(problem)
+    log = FitLog("test", False)
+    plain, = solve_path(problem, [beta], RDA, "rda",
+                        random_state=np.random.RandomState(0))
+    again, = solve_path(problem, [beta], RDA, "rda", log=log,
+                        random_state=np.random.RandomState(0), rerun=True)
+    np.testing.assert_array_equal(plain.weights, again.weights)
+    assert [s["stage"] for s in log.stages] == ["RDA at beta=%.3g" % beta]
+
+
+def test_a_second_run_that_does_worse_is_dropped():
+    # From the exact optimum no RDA run on its support does better: the
+    # optimum itself must come back.
+    problem = three_task_problem(1)
+    beta = 0.01 * user_beta_max(problem)
+    optimum, = solve_path(problem, [beta], RDA, "exact",
+                          random_state=np.random.RandomState(0))
+    square = problem.unit ** 2
+    run = SolverResult(optimum.weights / square, optimum.objective, 100,
+                       True, [(100, optimum.objective, 1)],
+                       state=optimum.state)
+    log = FitLog("test", False)
+    kept = support_rerun(problem, run, beta * square, dict(RDA),
+                         np.random.RandomState(0), log)
+    assert kept is run
+    assert log.stages[-1]["kept"] is False
+    assert log.stages[-1]["objective"] > log.stages[-1]["objective_before"]
 
 
 def test_when_the_exact_phase_runs():

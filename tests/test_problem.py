@@ -64,3 +64,28 @@ def test_duality_gap_bounds_the_distance_to_every_point():
         assert gap >= 0 and alpha.min() >= 0
         assert np.all(alpha <= problem.upper * (1 + 1e-12))
         assert primal - gap <= min(values) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("max_bytes", [0, 10 ** 9])
+def test_columns_are_the_differences_of_those_elements(max_bytes):
+    # With and without the float32 table: a restricted copy must give the
+    # rows and distances of a table built on those basis elements alone.
+    problem, rng = two_task_problem(max_bytes)
+    differences, kept = problem.differences, np.array([4, 0, 3])
+    restricted = differences.columns(kept)
+    direct = SquaredDifferences(differences.projections[:, kept],
+                                differences.pairs, max_bytes=max_bytes,
+                                pair_offsets=differences.pair_offsets)
+    assert restricted.n_features == 3
+    assert (restricted.table is None) == (differences.table is None)
+    ids = rng.randint(0, differences.pairs.shape[0], 20)
+    np.testing.assert_allclose(restricted.rows(ids), direct.rows(ids),
+                               rtol=1e-6)
+    w = rng.rand(2, 3)
+    np.testing.assert_allclose(restricted.distances(w), direct.distances(w),
+                               rtol=1e-5)
+    # the columns of the whole: weights zero elsewhere give the same distances
+    whole = np.zeros((2, differences.n_features))
+    whole[:, kept] = w
+    np.testing.assert_allclose(restricted.distances(w),
+                               differences.distances(whole), rtol=1e-5)
