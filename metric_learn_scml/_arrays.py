@@ -123,7 +123,7 @@ def named_input_error(error, name):
     input ``name`` where their words name none: "Input contains NaN.", and
     numpy's "could not convert string to float" from a text feature, and
     scikit-learn's "Complex data not supported" followed by the whole
-    array."""
+    array (or numpy's ``TypeError`` for a complex scalar)."""
     text = str(error)
     if text.startswith("Input contains"):
         return ValueError("Input %s%s" % (name, text[len("Input"):]))
@@ -133,7 +133,8 @@ def named_input_error(error, name):
             "numeric features. Encode text or categorical features first "
             "(e.g. with sklearn.preprocessing.OneHotEncoder), or drop "
             "them." % (name, text))
-    if text.startswith("Complex data not supported"):
+    if (text.startswith("Complex data not supported")
+            or text.endswith("not 'complex'")):
         return ValueError(
             "%s holds complex numbers (Complex data not supported): SCML "
             "learns from real features. Pass the real and imaginary parts "
@@ -144,11 +145,11 @@ def named_input_error(error, name):
 
 @contextlib.contextmanager
 def named_errors(name):
-    """Raise the ``ValueError`` of an input check inside the block as
-    :func:`named_input_error` words it."""
+    """Raise the ``ValueError`` (or complex ``TypeError``) of an input
+    check inside the block as :func:`named_input_error` words it."""
     try:
         yield
-    except ValueError as error:
+    except (ValueError, TypeError) as error:
         named = named_input_error(error, name)
         if named is error:
             raise

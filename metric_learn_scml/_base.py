@@ -37,8 +37,8 @@ from ._problem import HingeProblem
 from ._solvers import RDAState, components_from_weights
 from ._validation import (ArrayLike, Flag, Interval, Options, PointIndexer,
                           RowsChecked, check_metric_points, check_points,
-                          check_same_label_type, forget_fit, no_basis_error,
-                          parameter_constraints, task_labels,
+                          check_same_label_type, check_tuples, forget_fit,
+                          no_basis_error, parameter_constraints, task_labels,
                           validate_parameters)
 
 # The iterates are of order sqrt(t) / gamma: below this gamma, w . g in the
@@ -318,7 +318,13 @@ class _SCMLEstimator(_MetricLearner):
         if warn_empty and not result.weights.any():
             # beta_max: the smallest beta that keeps no element (0 when no
             # element lowers the loss of these triplets at all).
-            if self.beta_ > 0 and n_tasks == 1 and beta_max(HingeProblem(
+            if not (result.converged or incremental):
+                # (RDA's best point is then W = 0, where it started.)
+                cause = (
+                    "the solver stopped at max_iter=%d iterations before any "
+                    "point did better than no metric at all; raise max_iter"
+                    % self.max_iter)
+            elif self.beta_ > 0 and n_tasks == 1 and beta_max(HingeProblem(
                     problem.differences, problem.triplet_pairs)) > 0:
                 cause = (
                     "%s=%g is too large for this data; decrease it, or "
@@ -483,6 +489,25 @@ class _LinearMetric(MahalanobisMixin):
     ``components_`` is :math:`L`; ``transform``, ``pair_distance``,
     ``get_metric`` and ``get_mahalanobis_matrix`` are metric-learn's.
     """
+
+    def pair_distance(self, pairs):
+        """Distances :math:`\\sqrt{(x - x')^T M (x - x')}` between the points
+        of each pair (metric-learn's, on points taken as floats: a
+        difference of integer points would wrap around).
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+            Pairs of points, or of indices with a ``preprocessor``.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_pairs,)
+        """
+        check_is_fitted(self, ["preprocessor_", "components_"])
+        pairs = check_tuples(self, pairs, 2)
+        embedded = (pairs[:, 1, :] - pairs[:, 0, :]) @ self.components_.T
+        return np.sqrt(np.sum(embedded ** 2, axis=-1))
 
     @property
     def _n_features_out(self):

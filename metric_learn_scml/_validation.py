@@ -526,9 +526,14 @@ def check_points(estimator, X, name="X"):
                 # (scikit-learn's validate_data names every array X.)
                 X = check_array(X, dtype=np.float64, input_name=name)
             else:
-                X = validate_data(estimator, X, reset=False)
+                # (float64, as fit takes them: boolean points have no
+                # minus sign for the scale check, nor integers for a
+                # difference.)
+                X = validate_data(estimator, X, reset=False,
+                                  dtype=np.float64)
     else:
-        X = checked_input(estimator, X, type_of_inputs="classic")
+        X = checked_input(estimator, X, type_of_inputs="classic",
+                          dtype=np.float64)
     if X.shape[1] != estimator.n_features_in_:
         raise ValueError(
             "%s has %d features, but %s is expecting %d features as "

@@ -1664,3 +1664,64 @@ def test_text_features_are_refused_naming_the_input(iris):
     with pytest.raises(ValueError, match=r"^X holds complex numbers \(Complex "
                        r"data not supported\): .* np.hstack"):
         SCML_Supervised().fit(X + 0j, y)
+    # A complex scalar failed in numpy with a TypeError that named nothing.
+    with pytest.raises(ValueError, match=r"^basis holds complex numbers"):
+        SCML_Supervised(basis=1 + 1j).fit(X, y)
+
+
+def test_boolean_features_are_points_after_fit_too(iris):
+    # fit took them as floats; transform, pair_distance, k-NN predictions,
+    # local distances and task metrics failed in the scale check (numpy
+    # has no minus sign for booleans): pandas' get_dummies gives booleans.
+    X, y = iris
+    binary = X > np.median(X, axis=0)
+    as_float = binary.astype(float)
+    model = SCML_Supervised(max_iter=200, random_state=0).fit(binary, y)
+    np.testing.assert_array_equal(model.transform(binary),
+                                  model.transform(as_float))
+    pairs = np.stack([binary[:5], binary[50:55]], axis=1)
+    np.testing.assert_array_equal(model.pair_distance(pairs),
+                                  model.pair_distance(pairs.astype(float)))
+    local = LocalSCML_Supervised(max_iter=200, random_state=0).fit(binary, y)
+    np.testing.assert_array_equal(local.pairwise_distances(binary[:5]),
+                                  local.pairwise_distances(as_float[:5]))
+    indexed = SCML_Supervised(max_iter=200, random_state=0,
+                              preprocessor=binary).fit(np.arange(150), y)
+    np.testing.assert_array_equal(indexed.transform(np.arange(3)),
+                                  model.transform(as_float[:3]))
+
+
+def test_pair_distances_of_integer_points_do_not_wrap_around(iris):
+    # metric-learn's pair_distance took the difference in the points' own
+    # integer type: uint8 points 3 - 100 wrapped around to 159, and the
+    # distances were silently wrong (1.98 for 5.18).
+    X, y = iris
+    small = (X * 10).astype(np.uint8)
+    model = SCML_Supervised(max_iter=200, random_state=0).fit(small, y)
+    pairs = np.stack([small[:3], small[100:103]], axis=1)
+    expected = np.array([model.get_metric()(a, b) for a, b in pairs])
+    np.testing.assert_allclose(model.pair_distance(pairs), expected,
+                               rtol=1e-12)
+    np.testing.assert_allclose(model.pair_score(pairs), -expected, rtol=1e-12)
+    indexed = SCML_Supervised(max_iter=200, random_state=0,
+                              preprocessor=small).fit(np.arange(150), y)
+    np.testing.assert_allclose(
+        indexed.pair_distance([[0, 100], [1, 101], [2, 102]]), expected,
+        rtol=1e-12)
+    tasks = np.arange(150) % 2
+    multi = MultiTaskSCML_Supervised(max_iter=200, random_state=0).fit(
+        small, y, tasks)
+    metric = multi.for_task(1).get_metric()
+    np.testing.assert_allclose(multi.pair_distance(pairs, task=1),
+                               [metric(a, b) for a, b in pairs], rtol=1e-12)
+
+
+def test_zero_weights_after_too_few_iterations_name_max_iter(wine):
+    # The zero-weights warning blamed beta ("too large; decrease it"),
+    # even beta=0, where one RDA step had not beaten W = 0.
+    X, y = wine
+    for beta in (0.0, 1e-3):
+        with pytest.warns(UserWarning, match="stopped at max_iter=1 "
+                          "iterations .* raise max_iter"):
+            SCML_Supervised(beta=beta, max_iter=1, solver="rda",
+                            random_state=0).fit(X, y)
