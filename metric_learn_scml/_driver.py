@@ -237,51 +237,57 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
 
 
 def support_rerun(problem, run, beta, rda_parameters, random_state, log):
-    r"""RDA run again from zero on the elements of largest weight in ``run``.
+    r"""RDA run again from zero on the elements of largest weight, while
+    that lowers the objective and narrows the support.
 
     RDA's iterate is :math:`W_t = \text{prox}(-\bar G_t)`, the average of
     every batch gradient since :math:`W = 0`: the early ones, where every
     element lowers the loss, keep the iterate far denser than the optimum
     (mt-SCML on satimage in 3 tasks: about 900 elements, where the
-    exact optimum keeps under 200). A second run on the columns that
-    carry its weight (:func:`~metric_learn_scml._exact.large_columns`)
-    averages only gradients taken there. Its point, zero elsewhere, is
-    kept where its objective on the whole problem is at most that of
-    RDA's iterate, so the objective never rises. Beyond the paper (which
-    stops at RDA's iterate); ``benchmarks/results/NOTES.md``, "mt-SCML's
-    RDA run again on its support".
+    exact optimum keeps under 200). A run on the columns that carry the
+    weight (:func:`~metric_learn_scml._exact.large_columns`) averages only
+    gradients taken there. Its point, zero elsewhere, is kept where its
+    objective on the whole problem is at most the last one's, so the
+    objective never rises; the runs go on from each point kept until one
+    does not lower the objective or the columns stop narrowing (so at
+    most K runs). Beyond the paper (which stops at RDA's iterate);
+    ``benchmarks/results/NOTES.md``, "mt-SCML's RDA run again on its
+    support".
 
     ``beta`` is in the units of ``problem``; ``run`` is RDA's
     :class:`~metric_learn_scml._problem.SolverResult` (``weights`` T x K).
-    Returns the result kept: the second run's carries both runs'
-    iterations and histories, and an RDA state at its point
-    (:func:`~metric_learn_scml._solvers.rda_state_for`).
+    Returns the last point kept: with every run's iterations and history,
+    and an RDA state at that point
+    (:func:`~metric_learn_scml._solvers.rda_state_for`). ``log`` records a
+    stage "RDA on its support" per run.
     """
     differences, task_offsets = problem.differences, problem.task_offsets
-    kept = large_columns(run.weights)
-    if kept.shape[0] == 0:
-        return run  # (RDA kept no element: no support to run on)
     whole = HingeProblem(differences, problem.triplet_pairs, task_offsets)
-    with log.stage("RDA on its support") as facts:
-        second = rda(differences.columns(kept), problem.triplet_pairs,
-                     task_offsets, beta, random_state=random_state,
-                     **rda_parameters)
-        weights = np.zeros_like(run.weights)
-        weights[:, kept] = second.weights
-        before, after = (whole.objective(run.weights, beta),
-                         whole.objective(weights, beta))
-        facts.update(elements=kept.shape[0], iterations=second.n_iter,
-                     active=active_columns(weights), objective=after,
-                     objective_before=before, kept=bool(after <= before))
-    if not after <= before:
-        return run
-    history = [*run.history, *((run.n_iter + i, value, n_active)
-                               for i, value, n_active in second.history)]
-    result = replace(second, weights=weights, objective=after,
-                     n_iter=run.n_iter + second.n_iter, history=history)
-    result.state = rda_state_for(run.state, weights, beta,
-                                 rda_parameters["gamma"])
-    return result
+    before = whole.objective(run.weights, beta)
+    kept = large_columns(run.weights)
+    # (None where RDA kept no element: no support to run on.)
+    while kept.shape[0]:
+        with log.stage("RDA on its support") as facts:
+            again = rda(differences.columns(kept), problem.triplet_pairs,
+                        task_offsets, beta, random_state=random_state,
+                        **rda_parameters)
+            weights = np.zeros_like(run.weights)
+            weights[:, kept] = again.weights
+            after = whole.objective(weights, beta)
+            facts.update(elements=kept.shape[0], iterations=again.n_iter,
+                         active=active_columns(weights), objective=after,
+                         objective_before=before, kept=bool(after <= before))
+        if not after <= before:
+            break
+        history = [*run.history, *((run.n_iter + i, value, n_active)
+                                   for i, value, n_active in again.history)]
+        run = replace(again, weights=weights, objective=after,
+                      n_iter=run.n_iter + again.n_iter, history=history,
+                      state=rda_state_for(run.state, weights, beta,
+                                          rda_parameters["gamma"]))
+        before, narrower = after, large_columns(weights)
+        kept = narrower if narrower.shape[0] < kept.shape[0] else kept[:0]
+    return run
 
 
 def _one(values):

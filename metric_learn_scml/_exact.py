@@ -149,7 +149,7 @@ MARGIN_BAND = 0.1
 # every explicit triplet. 0.2 against every start element: exact phase
 # 0.89x at the defaults (13 breadth datasets), 0.53x on satimage's tasks;
 # 0.05 and 0.4 did less. NOTES.md, "The exact phase's folded rows". The
-# same columns are the support of mt-SCML's second RDA run (_driver.
+# same columns are the support of mt-SCML's further RDA runs (_driver.
 # support_rerun), where the value changes the model: it was taken as it
 # stood, not tuned for that use.
 # Evidence: speed only for the exact phase (any value gives the same

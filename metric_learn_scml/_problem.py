@@ -292,7 +292,7 @@ class NonNegativeL1:
 
     The exact phase's LP is then the problem itself, so its optimum is
     certified exactly (``gap_tol`` 0) and needs no refinement; the exact
-    phase, not a second RDA run, takes RDA's iterate to a sparse point.
+    phase, not further RDA runs, takes RDA's iterate to a sparse point.
     """
 
     gap_tol = 0.0

@@ -322,13 +322,13 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
     n_iter_no_change : int, default=4
         Evaluations in a row without progress that stop the solver.
     solver : {'rda', 'exact', 'auto'}, default='rda'
-        ``'rda'`` is the paper's regularized dual averaging, run a second
-        time from zero on the elements that carry the first run's weight
-        (beyond the paper: the first iterate averages every gradient since
-        ``W = 0``, and keeps many small weights that the optimum drops); the
-        second point is kept where its objective is no higher, and
-        ``fit_stages_`` records both (``partial_fit`` keeps RDA's own
-        iterate). ``'exact'``
+        ``'rda'`` is the paper's regularized dual averaging, run again
+        from zero on the elements that carry its iterate's weight, and
+        again from each point kept, while that lowers the objective and
+        narrows the elements (beyond the paper: RDA's iterate averages
+        every gradient since ``W = 0``, and keeps many small weights that
+        the optimum drops); ``fit_stages_`` records every run
+        (``partial_fit`` keeps RDA's own iterate). ``'exact'``
         then takes its result to the exact optimum of the same problem
         (column generation over the directions of the group norm, each
         round a linear program, certified by the duality gap
@@ -377,8 +377,8 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         is no single ``components_``: use ``for_task(task)`` for a plain
         estimator of one task's metric.
     n_iter_ : int
-        Stochastic iterations run: both RDA runs' where the second one's
-        point was kept (``solver``), so up to ``2 * max_iter``.
+        Stochastic iterations run: those of every RDA run whose point was
+        kept (``solver``), so it can exceed ``max_iter``.
     objective_ : float
         Objective value of the returned weights (``n_tasks`` at ``W = 0``).
     objective_history_, dual_gap_, fit_stages_, n_features_in_, beta_path_, validation_error_path_, validation_triplet_error_path_

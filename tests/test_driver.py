@@ -125,19 +125,29 @@ def test_group_rda_reruns_on_its_support_and_never_raises_the_objective(
     log = FitLog("test", False)
     again, = solve_path(problem, [beta], RDA, "rda", log=log,
                         random_state=np.random.RandomState(0), rerun=True)
-    stage, = [s for s in log.stages if s["stage"] == "RDA on its support"]
-    support = large_columns(plain.weights)
-    assert stage["elements"] == support.shape[0] < problem.differences.n_features
+    stages = [s for s in log.stages if s["stage"] == "RDA on its support"]
+    first = large_columns(plain.weights)
+    assert stages[0]["elements"] == first.shape[0]
+    assert first.shape[0] < problem.differences.n_features
     before = problem_objective(problem, plain.weights, beta)
     after = problem_objective(problem, again.weights, beta)
     assert after <= before + 1e-12
-    assert stage["objective_before"] == pytest.approx(before, rel=1e-9)
-    if not stage["kept"]:
+    assert stages[0]["objective_before"] == pytest.approx(before, rel=1e-9)
+    # Each run starts from the last point kept, on narrower columns; the
+    # runs stop at the first that is not kept or does not narrow them.
+    for earlier, later in zip(stages, stages[1:]):
+        assert earlier["kept"]
+        assert later["elements"] < earlier["elements"]
+        assert later["objective_before"] == earlier["objective"]
+    kept = [s for s in stages if s["kept"]]
+    if not kept:
         np.testing.assert_array_equal(again.weights, plain.weights)
         return
     assert again.objective == pytest.approx(after, rel=1e-9)
-    # the second run lives on the first's large columns
-    outside = np.setdiff1d(np.arange(problem.differences.n_features), support)
+    assert after == pytest.approx(kept[-1]["objective"], rel=1e-9)
+    # the last point kept lives on its run's columns
+    assert again.weights.any(axis=0).sum() == kept[-1]["active"]
+    outside = np.setdiff1d(np.arange(problem.differences.n_features), first)
     assert not again.weights[:, outside].any()
     assert again.n_iter > plain.n_iter
     assert again.state.mean_gradient.shape == plain.weights.shape
@@ -152,8 +162,9 @@ def test_a_second_run_is_kept_where_it_lowers_the_objective():
     log = FitLog("test", False)
     solve_path(problem, [beta], RDA, "rda", log=log,
                random_state=np.random.RandomState(0), rerun=True)
-    assert log.stages[-1]["kept"] is True
-    assert log.stages[-1]["active"] <= log.stages[-1]["elements"]
+    assert log.stages[1]["stage"] == "RDA on its support"
+    assert log.stages[1]["kept"] is True
+    assert log.stages[1]["active"] <= log.stages[1]["elements"]
 
 
 def test_one_task_and_partial_fit_runs_take_no_second_run():
