@@ -297,8 +297,8 @@ class _SCMLEstimator(_MetricLearner):
             name=type(self).__name__, log=self._log, rerun=not incremental)
         self._rda_state, self._unit = result.state, problem.unit
         relative_gap = result.dual_gap / max(result.objective, 1e-300)
-        if relative_gap > EXACT_GAP_TOL and not result.out_of_budget:
-            # (NaN, without an exact phase, is never above.)
+        if not (result.certified or np.isnan(result.dual_gap)
+                or result.out_of_budget):
             warnings.warn(
                 "%s's exact phase stopped with a relative duality gap of "
                 "%.2g (above %g): the weights are the best found, not "
@@ -324,6 +324,14 @@ class _SCMLEstimator(_MetricLearner):
                     "the solver stopped at max_iter=%d iterations before any "
                     "point did better than no metric at all; raise max_iter"
                     % self.max_iter)
+            elif incremental and self._given_beta() is None:
+                cause = (
+                    "%s_=%g was chosen from the first partial_fit batch "
+                    "(%s='auto') and keeps no element on this one; set a "
+                    "float %s, for instance one that fit or "
+                    "SCML_SupervisedCV chooses on a sample holding every "
+                    "class" % ((self._stage_name(), self.beta_)
+                               + (self._stage_name(),) * 2))
             elif self.beta_ > 0 and n_tasks == 1 and beta_max(HingeProblem(
                     problem.differences, problem.triplet_pairs)) > 0:
                 cause = (
@@ -346,8 +354,9 @@ class _SCMLEstimator(_MetricLearner):
                 cause += (" (or gamma=%g is too small: RDA's steps then "
                           "overshoot; keep it near its default of 1)"
                           % self.gamma)
-            warnings.warn("All basis weights are zero, so every distance is "
-                          "0: %s." % cause, UserWarning)
+            warnings.warn("All basis weights are zero, so every distance "
+                          "of %s is 0: %s." % (type(self).__name__, cause),
+                          UserWarning)
         return result.weights
 
     def _given_beta(self):
@@ -425,6 +434,12 @@ class _SCMLEstimator(_MetricLearner):
         done, so one that raises leaves the model as it was.
         """
         first = not hasattr(self, "_rda_state")
+        if first and getattr(self, "euclidean_fallback_", False):
+            warnings.warn(
+                "%s.partial_fit: the fit kept the Euclidean metric, which has "
+                "no solver state to continue, so this call starts a new run "
+                "from its batch (with a new basis)." % type(self).__name__,
+                UserWarning)
         if first:
             model = self
             model._start_fit()

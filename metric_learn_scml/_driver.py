@@ -64,8 +64,8 @@ from sklearn.utils import check_random_state
 
 from ._arrays import centred, plain
 from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
-                        EXACT_GAP_TOL, EXACT_MAX_TRIPLETS, EXACT_MIN_WORK,
-                        EXACT_WORK_RATIO, FALLBACK_BETA, MAX_SELECTION_POINTS,
+                        EXACT_MAX_TRIPLETS, EXACT_MIN_WORK, EXACT_WORK_RATIO,
+                        FALLBACK_BETA, MAX_SELECTION_POINTS,
                         MAX_VALIDATION_POINTS, MIN_SCORED_POINTS, N_BETAS,
                         VALIDATION_FRACTION)
 from ._exact import beta_max, exact_phase, large_columns
@@ -220,8 +220,7 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
             relative_gap = result.dual_gap / max(result.objective, 1e-300)
             facts.update(active=active_columns(result.weights),
                          work=result.work, relative_duality_gap=relative_gap,
-                         certified=bool(result.converged
-                                        and relative_gap <= EXACT_GAP_TOL))
+                         certified=result.converged and result.certified)
             if budget is not None:
                 facts.update(budget=budget,
                              out_of_budget=not result.converged)

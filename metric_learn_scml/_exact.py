@@ -229,6 +229,14 @@ def exact_weights(problem, beta, start, tol=0.0, max_rounds=100, lp=None,
     lp = working_set_lp(problem) if lp is None else lp
     weights = np.atleast_2d(np.asarray(start, dtype=float))
     margins = problem.margins(weights)
+    largest = margins.max() if margins.size else 0.0
+    if largest < -MARGIN_BAND:
+        # Every triplet lies well inside the margin: the band holds none,
+        # its LP's optimum is W = 0, and past it every triplet would look
+        # wrong at once. Scaled by 1 / (1 - largest) the start keeps a zero
+        # loss at a lower penalty, with its closest triplet on the margin.
+        weights = weights / (1.0 - largest)
+        margins = 1.0 + (margins - 1.0) / (1.0 - largest)
     alpha = np.where(margins > 0, upper, 0.0)
     gradient = problem.gradient(alpha)
     _, best_value, dual = problem.duality_gap(weights, beta, alpha, margins,

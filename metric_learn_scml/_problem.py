@@ -48,6 +48,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ._arrays import centred, chunk_rows, compared_pairs, unit_scale
+from ._defaults import EXACT_GAP_TOL
 
 # Triplets behind triplet_scale's estimate: from one sample to the next it
 # moves by about 1 % (on the digit and newsgroup stand-ins), and it only
@@ -604,6 +605,16 @@ class SolverResult:
     state: object = None
     work: float = float("nan")
     out_of_budget: bool = False
+
+    @property
+    def certified(self):
+        """Whether ``dual_gap`` certifies the optimum: at most
+        ``EXACT_GAP_TOL`` times the objective, or times ``EXACT_GAP_TOL``
+        times its value at ``W = 0`` (T) where the objective is below that
+        (a smaller gap is within HiGHS' tolerances). False without a gap."""
+        floor = EXACT_GAP_TOL * np.atleast_2d(self.weights).shape[0]
+        return bool(self.dual_gap <= EXACT_GAP_TOL * max(self.objective,
+                                                         floor))
 
 
 def report(name, verbose, message):

@@ -376,7 +376,7 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
                         keep_best=keep_best) for row in range(n_betas)]
     n_iter = np.full(n_betas, start)
     # Tasks without triplets here (partial_fit) draw nothing: their rows
-    # take zero steps.
+    # add a zero gradient (and still follow the common step count).
     present = task_sizes > 0
     all_present = bool(present.all())
     live = np.arange(n_betas)

@@ -472,8 +472,11 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         As :meth:`SCML_Supervised.partial_fit`, with each task's triplets
         mined among the batch's and the remembered points of the task. A
         task seen first in a later batch joins ``tasks_`` with zero
-        weights (its points enter the basis when it is drawn anew); a task
-        absent from a batch takes no step.
+        weights (its points enter the basis when it is drawn anew). A task
+        absent from a batch adds no gradient, but RDA averages over every
+        step, so its metric shrinks by about the square root of the steps
+        before over the steps after, and its smallest weights may drop:
+        give every task points in each batch to keep it as it is.
 
         Parameters
         ----------
@@ -616,7 +619,8 @@ class MultiTaskSCML(_BuildsProblems, _BaseMultiTaskSCML,
 
         As :meth:`SCML.partial_fit`; a task seen first in a later batch
         joins ``tasks_`` with zero weights, and a task absent from a batch
-        takes no step.
+        adds no gradient (its metric shrinks, as in
+        :meth:`MultiTaskSCML_Supervised.partial_fit`).
 
         Parameters
         ----------

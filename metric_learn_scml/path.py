@@ -143,8 +143,8 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     # on shared batches, then each exact phase to its end.
     weights, results = path.solve(betas, settings.rda, "exact", rng)
     gaps = np.array([result.dual_gap for result in results])
-    loose = gaps > EXACT_GAP_TOL * np.maximum(
-        [result.objective for result in results], 1e-300)
+    loose = ~np.array([result.certified for result in results]) & ~np.isnan(
+        gaps)
     if loose.any():
         warnings.warn(
             "scml_path: the duality gap does not certify the optimum at "
@@ -174,13 +174,13 @@ def checked_beta_max(path, who):
     return largest
 
 
-def cv_splits(cv, X, y, groups, seed):
+def cv_splits(cv, X, y, groups, seed, name="SCML_SupervisedCV"):
     """The ``(fit, held)`` index arrays of ``cv`` on ``(X, y)``, checked.
 
     An int is that many stratified folds, shuffled with ``seed``; a
     splitter or an iterable of pairs goes through scikit-learn's
     ``check_cv`` and is used as given (``groups`` reach the splitter's
-    ``split``). Errors name ``cv``.
+    ``split``). Errors name ``cv``, warnings the learner ``name``.
     """
     if isinstance(cv, numbers.Integral):
         classes, counts = np.unique(y, return_counts=True)
@@ -207,11 +207,11 @@ def cv_splits(cv, X, y, groups, seed):
         pair_of(split, number), ("train", "test")))
         for number, split in enumerate(splits)]
     for number, (train, test) in enumerate(checked):
-        check_test_classes(train, test, number, y)
+        check_test_classes(train, test, number, y, name)
     return checked
 
 
-def check_test_classes(train, test, number, y):
+def check_test_classes(train, test, number, y, name):
     """Refuse a split whose test points all belong to classes its training
     part lacks (the 3-NN error is then 1 at every beta: the split scores
     nothing), and warn where some do (they count as errors at every beta).
@@ -229,10 +229,10 @@ def check_test_classes(train, test, number, y):
             "keeps every class on both sides, such as an int (stratified "
             "folds) or StratifiedKFold(shuffle=True)." % (number, classes))
     warnings.warn(
-        "The test part of split %d of cv holds classes that its train part "
-        "lacks (%s): their points count as errors at every beta. A "
+        "%s: the test part of split %d of cv holds classes that its train "
+        "part lacks (%s): their points count as errors at every beta. A "
         "stratified cv (an int cv is) keeps every class on both sides."
-        % (number, classes), UserWarning)
+        % (name, number, classes), UserWarning)
 
 
 def pair_of(split, number):

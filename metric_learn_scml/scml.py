@@ -824,7 +824,8 @@ class SCML_SupervisedCV(SCML_Supervised):
         # The int folds' seed is drawn whatever cv is, so that the draws
         # after it (the basis, each split's seed) match for the same splits.
         rng = self._selection_random_state()
-        splits = cv_splits(self.cv, X, y, groups, rng.randint(2 ** 31))
+        splits = cv_splits(self.cv, X, y, groups, rng.randint(2 ** 31),
+                           type(self).__name__)
         settings = self._path_settings(X.shape[1])
         if self.betas is None:
             path = LabelledPath(X, y, path_basis(settings, X, y, rng),

@@ -66,3 +66,14 @@ def threshold_accuracy(train_distances, train_y, test_distances, test_y):
                       for t in candidates]
     t = candidates[int(np.argmax(train_accuracy))]
     return np.mean(np.where(test_distances <= t, 1, -1) == test_y)
+
+
+def ordered_triplets(X, n_triplets, rng):
+    """Random index triplets into ``X`` (drawn from the ``RandomState``
+    ``rng``), each ordered so that its second point is the closer to its
+    first along ``X``'s first two features."""
+    triplets = rng.randint(0, X.shape[0], size=(n_triplets, 3))
+    d = ((X[triplets[:, [0]]] - X[triplets[:, 1:]])[..., :2] ** 2).sum(-1)
+    swap = d[:, 0] > d[:, 1]
+    triplets[swap, 1:] = triplets[swap, 1:][:, ::-1]
+    return triplets

@@ -234,3 +234,36 @@ def test_auto_solver_skips_the_lp_at_beta_zero():
     flagged = any("relative duality gap" in str(warning.message)
                   for warning in caught)
     assert flagged == (model.dual_gap_ > 1e-3 * model.objective_)
+
+
+def test_a_start_that_satisfies_every_triplet_by_far_is_scaled_to_the_margin():
+    # On well-separated blobs RDA's iterate puts every triplet far inside
+    # the margin: the band was empty, the phase's first LP returned W = 0,
+    # and it gave up with RDA's point (objective 7x the optimum's). Scaled
+    # so that its closest triplet is on the margin, the start keeps a zero
+    # loss at a lower penalty; with no budget left that point is returned.
+    from sklearn.datasets import make_blobs
+    X, y = make_blobs(200, 5, centers=3, cluster_std=0.5, random_state=0)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    rda_fit = SCML_Supervised(beta=1e-5, solver="rda", random_state=0).fit(X, y)
+    triplets = triplets_from_labels(X, y, 3, 10, random_state=0)
+    pairs, triplet_pairs = pair_index(triplets)
+    problem = HingeProblem(SquaredDifferences(X @ rda_fit.basis_.T, pairs),
+                           triplet_pairs)
+    start = rda_fit.weights_[None]
+    margins = problem.margins(start)
+    assert margins.max() < -1.0
+    beta = 1e-5
+    weights, n_rounds, gap, _, out_of_budget = exact_weights(
+        problem, beta, start, budget=0.0)
+    assert out_of_budget and n_rounds == 0
+    np.testing.assert_allclose(weights, start / (1.0 - margins.max()))
+    # (to the float32 table's 7 digits of margins of order 10)
+    assert problem.margins(weights).max() == pytest.approx(0.0, abs=1e-5)
+    assert (problem.objective(weights, beta)
+            < problem.objective(start, beta) / 2)
+    # without a budget, the optimum, sparse and certified
+    weights, _, gap, _, _ = exact_weights(problem, beta, start)
+    # (HiGHS' tolerances are 1e-7 of the LP's order-one numbers)
+    assert gap <= 1e-5 * problem.objective(weights, beta)
+    assert np.count_nonzero(weights) < 0.1 * start.shape[1]

@@ -95,7 +95,10 @@ def test_partial_fit_after_a_euclidean_fit_starts_afresh(blobs, pin_auto_beta,
     assert model.euclidean_fallback_ and model.n_iter_ == 0
     assert np.isnan(model.objective_)
     monkeypatch.undo()     # the real choice of beta again
-    model.partial_fit(X[500:1000], y[500:1000])
+    # (It said nothing, though scaling.rst has partial_fit continue a fit.)
+    with pytest.warns(UserWarning, match="kept the Euclidean metric, which "
+                      "has no solver state to continue"):
+        model.partial_fit(X[500:1000], y[500:1000])
     assert not model.euclidean_fallback_
     assert model.basis_.shape[0] > X.shape[1]
     assert model.n_iter_ == model._rda_state.iteration > 0
@@ -466,3 +469,18 @@ def test_the_basis_is_renewed_around_its_active_elements(blobs):
             kept = model.basis_ if batch[0] == 0 else kept
         np.testing.assert_array_equal(model.basis_, kept)
     np.testing.assert_array_equal(kept, basis)
+
+
+def test_a_later_batch_that_zeroes_an_automatic_beta_says_so(wine):
+    # beta='auto' chosen on a first batch of two classes (the top of the
+    # grid) kept no element once the third class came, and the warning
+    # blamed a beta the user never set and the (standardised) scaling.
+    from sklearn.model_selection import train_test_split
+    X, _, y, _ = train_test_split(*wine, stratify=wine[1], random_state=0)
+    first = y < 2
+    model = SCML_Supervised(random_state=0).partial_fit(X[first], y[first])
+    assert model.beta_ > 1.0
+    with pytest.warns(UserWarning, match=r"every distance of SCML_Supervised "
+                      r"is 0: beta_=.* was chosen from the first partial_fit "
+                      r"batch \(beta='auto'\).* set a float beta"):
+        model.partial_fit(X[~first], y[~first])

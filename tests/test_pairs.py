@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import threshold_accuracy
+from conftest import ordered_triplets, threshold_accuracy
 from scipy.optimize import linprog
 from sklearn.base import clone
 from sklearn.metrics import accuracy_score, roc_auc_score
@@ -273,10 +273,7 @@ def test_a_model_fitted_on_triplets_classifies_pairs_once_calibrated(pair_task):
     train, y_train, test, y_test = pair_task
     rng = np.random.RandomState(0)
     X = rng.randn(100, 6)
-    triplets = rng.randint(0, 100, size=(500, 3))
-    d = ((X[triplets[:, [0]]] - X[triplets[:, 1:]])[..., :2] ** 2).sum(-1)
-    swap = d[:, 0] > d[:, 1]
-    triplets[swap, 1:] = triplets[swap, 1:][:, ::-1]
+    triplets = ordered_triplets(X, 500, rng)
     model = SCML(random_state=0).fit(X[triplets])
     assert "threshold_" not in vars(model)
     np.testing.assert_allclose(model.decision_function(test), -model.pair_distance(test))

@@ -4,11 +4,11 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import threshold_accuracy
+from conftest import ordered_triplets, threshold_accuracy
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import (load_breast_cancer, load_digits, load_iris,
                               load_wine, make_blobs, make_classification)
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score, train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
@@ -1725,3 +1725,35 @@ def test_zero_weights_after_too_few_iterations_name_max_iter(wine):
                           "iterations .* raise max_iter"):
             SCML_Supervised(beta=beta, max_iter=1, solver="rda",
                             random_state=0).fit(X, y)
+
+
+def test_separable_triplets_are_certified_at_the_lp_tolerance():
+    # Five separable triplets: objective 1.3e-5, a gap of 8.6e-8 (HiGHS'
+    # tolerance) was 7e-3 of it, and the fit warned "not certified ...
+    # standardise the features" on standard normal data.
+    rng = np.random.RandomState(0)
+    X = rng.randn(100, 4)
+    triplets = ordered_triplets(X, 600, rng)
+    few = triplets[np.random.RandomState(2).choice(600, 5, replace=False)]
+    for solver in ("auto", "exact"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            model = SCML(preprocessor=X, solver=solver,
+                         random_state=0).fit(few)
+        assert model.objective_ < 1e-3
+        assert 0 <= model.dual_gap_ <= 1e-6
+        assert model.score(few) == 1.0
+
+
+def test_warnings_name_the_learner(iris):
+    # Inside a Pipeline or a search, a warning that names no learner
+    # cannot be traced to one.
+    X, y = iris
+    with pytest.warns(UserWarning, match="every distance of SCML_Supervised "
+                      "is 0"):
+        SCML_Supervised(beta=1e6, max_iter=50, random_state=0).fit(X, y)
+    cv = [(np.flatnonzero(y < 2), np.flatnonzero(y > 0))]
+    with pytest.warns(UserWarning, match="^SCML_SupervisedCV: the test part "
+                      "of split 0 of cv holds classes"):
+        SCML_SupervisedCV(cv=cv, betas=[1e-3], max_iter=50,
+                          random_state=0).fit(X, y)
