@@ -519,8 +519,10 @@ class _LinearMetric(MahalanobisMixin):
         -------
         distances : ndarray of shape (n_pairs,)
         """
-        check_is_fitted(self, ["preprocessor_", "components_"])
+        # (metric-learn's order: the pairs' shape, then the fitted metric.)
+        check_is_fitted(self, ["preprocessor_"])
         pairs = check_tuples(self, pairs, 2)
+        check_is_fitted(self, ["components_"])
         embedded = (pairs[:, 1, :] - pairs[:, 0, :]) @ self.components_.T
         return np.sqrt(np.sum(embedded ** 2, axis=-1))
 

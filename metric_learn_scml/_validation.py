@@ -225,10 +225,12 @@ def check_formed_width(preprocessor, data, type_of_inputs):
 
 
 def check_tuples(estimator, tuples, tuple_size):
-    """Pairs or triplets of points (or indices) with the fitted features."""
+    """Pairs or triplets of points (or indices) with the fitted features
+    (any, before a fit: metric-learn checks the tuples' shape first)."""
     tuples = checked_input(estimator, tuples, type_of_inputs="tuples",
                            tuple_size=tuple_size, dtype=np.float64)
-    if tuples.shape[-1] != estimator.n_features_in_:
+    if tuples.shape[-1] != getattr(estimator, "n_features_in_",
+                                   tuples.shape[-1]):
         raise ValueError(
             "%s have %d features, but %s is expecting %d features as "
             "input." % ("pairs" if tuple_size == 2 else "triplets",

@@ -1757,3 +1757,15 @@ def test_warnings_name_the_learner(iris):
                       "of split 0 of cv holds classes"):
         SCML_SupervisedCV(cv=cv, betas=[1e-3], max_iter=50,
                           random_state=0).fit(X, y)
+
+
+def test_pair_distance_checks_the_pairs_shape_before_the_fit():
+    # metric-learn's order (its own suite checks it on an unfitted model
+    # whose preprocessor is set): the tuples' size, then the fitted metric.
+    for model in (SCML(), SCML_Supervised()):
+        model._check_preprocessor()
+        triplets = np.ones((2, 3, 2))
+        with pytest.raises(ValueError, match="^Tuples of 2 element"):
+            model.pair_distance(triplets)
+        with pytest.raises(NotFittedError):
+            model.pair_distance(triplets[:, :2])
