@@ -297,8 +297,7 @@ class _SCMLEstimator(_MetricLearner):
             name=type(self).__name__, log=self._log, rerun=not incremental)
         self._rda_state, self._unit = result.state, problem.unit
         relative_gap = result.dual_gap / max(result.objective, 1e-300)
-        if not (result.certified or np.isnan(result.dual_gap)
-                or result.out_of_budget):
+        if result.loose and not result.out_of_budget:
             warnings.warn(
                 "%s's exact phase stopped with a relative duality gap of "
                 "%.2g (above %g): the weights are the best found, not "

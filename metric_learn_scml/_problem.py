@@ -616,6 +616,12 @@ class SolverResult:
         return bool(self.dual_gap <= EXACT_GAP_TOL * max(self.objective,
                                                          floor))
 
+    @property
+    def loose(self):
+        """Whether there is a duality gap and it does not certify the
+        optimum (:attr:`certified`): what the learners warn of."""
+        return not (self.certified or np.isnan(self.dual_gap))
+
 
 def report(name, verbose, message):
     """A ``verbose`` line, prefixed by the learner's name (the solvers'
