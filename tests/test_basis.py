@@ -1,4 +1,5 @@
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -11,11 +12,11 @@ import metric_learn_scml._triplets as basis_module
 from metric_learn_scml._triplets import (REGION_BLOCK_ELEMENTS, RIDGE,
                                          default_n_basis,
                                          discriminant_directions,
-                                         distinct_elements, lda_basis,
-                                         region_blocks, triplet_basis,
-                                         triplets_from_labels)
+                                         distinct_elements, lda_basis)
 from metric_learn_scml._triplets import \
     ledoit_wolf_shrinkage as ledoit_wolf_shrinkage_batch
+from metric_learn_scml._triplets import (region_blocks, triplet_basis,
+                                         triplets_from_labels)
 
 
 @pytest.mark.parametrize("n_rows", [40, 3])   # direct and Woodbury paths
@@ -251,6 +252,7 @@ def test_discriminant_directions_solve_the_generalised_problem(
     # S_b v = lambda (S_w + rho I) v, rho from the Ledoit-Wolf intensity, in
     # either form; both give scipy's leading directions (up to sign).
     from scipy.linalg import eigh
+
     from metric_learn_scml._triplets import (RIDGE, discriminant_directions,
                                              ledoit_wolf_shrinkage)
     rng = np.random.RandomState(n_columns)
@@ -273,3 +275,17 @@ def test_discriminant_directions_solve_the_generalised_problem(
     assert found.shape == expected.shape
     np.testing.assert_allclose(np.abs(np.sum(found * expected, axis=1)), 1.0,
                                atol=1e-9)
+
+
+def test_regions_of_points_distinct_only_in_their_last_digits_warn_nothing():
+    # (k-means found fewer distinct clusters than the distinct points, and
+    # scikit-learn's ConvergenceWarning named an n_clusters nobody set.)
+    from sklearn.datasets import load_iris
+
+    from metric_learn_scml._triplets import region_centres
+    X = load_iris().data * [1e6, 1, 1e-6, 1]
+    X = X[np.random.RandomState(0).permutation(150)[:100]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        centres = region_centres(X, 100, random_state=0)
+    assert centres.shape[1] == 4 and np.isfinite(centres).all()
