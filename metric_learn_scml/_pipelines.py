@@ -211,8 +211,8 @@ class _BuildsProblems:
         are the anchors, mined against the batch and the points remembered
         (:class:`PointMemory`), which follow the batch's in ``X``; when those
         have grown :data:`BASIS_GROWTH` times since the basis was drawn,
-        its inactive elements are replaced by a new draw from them. The
-        batch joins the memory.
+        its inactive elements are replaced by a new draw from them, which
+        it grows to (:func:`renewed_basis`). The batch joins the memory.
         """
         X, y = validate_supervised(self, X, y, reset=not partial)
         n_batch = X.shape[0]
@@ -491,10 +491,11 @@ class _IncrementalFromLabels(_FromLabels):
         from the running state of the earlier calls, or of ``fit`` (from
         its optimum where its exact phase ran), keeping the last iterate.
         Once the batch and the memory hold twice the points the basis was
-        drawn from, a generated basis is drawn anew from them and replaces
-        the elements of zero weight. The memory goes beyond the paper and
-        beyond ``SGDClassifier.partial_fit``'s one batch at a time (the
-        user guide's "Incremental fitting" gives its figures;
+        drawn from, a generated basis is drawn anew from them: it replaces
+        the elements of zero weight, and adds elements up to the size
+        ``fit`` would draw from those points. The memory goes beyond the
+        paper and beyond ``SGDClassifier.partial_fit``'s one batch at a
+        time (the user guide's "Incremental fitting" gives its figures;
         ``partial_fit_memory=0`` learns from each batch alone). The exact
         phase is not run. A float ``beta`` set between calls applies from
         the next one. A batch that gives no triplet leaves the model
@@ -587,12 +588,15 @@ def remember(memory, X, y, tasks, capacity, random_state):
 
 
 def renewed_basis(basis, active, fresh):
-    """``basis`` with its inactive elements replaced by new ones.
+    """``basis`` with its inactive elements replaced by new ones, grown to
+    the size of ``fresh``.
 
-    The ``active`` rows stay in place; the others take, in order, the rows
-    of ``fresh`` that repeat no active element (nor each other), then the
-    old inactive elements, so the basis keeps its size unless fewer
-    distinct elements exist (places left over are dropped).
+    The ``active`` rows stay in place; the other places, then new places
+    at the end up to ``fresh``'s size (a basis drawn from a small first
+    batch grows with the data, to the size ``fit`` would draw from them),
+    take, in order, the rows of ``fresh`` that repeat no active element
+    (nor each other), then the old inactive elements; places left over are
+    dropped.
 
     Parameters
     ----------
@@ -604,20 +608,24 @@ def renewed_basis(basis, active, fresh):
 
     Returns
     -------
-    basis : ndarray of shape (K'', n_features), K'' <= K
+    basis : ndarray of shape (K'', n_features), K'' <= max(K, K')
         A new array.
     source : ndarray of shape (K'',), dtype=intp
         The old place of each element kept, -1 for one that starts afresh.
     """
     pool = distinct_elements(np.concatenate(
         [basis[active], fresh, basis[~active]]))[np.count_nonzero(active):]
-    source = np.arange(basis.shape[0])
-    places = np.flatnonzero(~active)
-    source[places[:pool.shape[0]]] = -1
-    keep = np.ones(basis.shape[0], dtype=bool)
-    keep[places[pool.shape[0]:]] = False
-    renewed = basis.copy()
-    renewed[places[:pool.shape[0]]] = pool[:places.shape[0]]
+    n_old, size = basis.shape[0], max(basis.shape[0], fresh.shape[0])
+    places = np.concatenate([np.flatnonzero(~active),
+                             np.arange(n_old, size)])[:pool.shape[0]]
+    renewed = np.zeros((size, basis.shape[1]))
+    renewed[:n_old] = basis
+    renewed[places] = pool[:places.shape[0]]
+    source = np.where(np.arange(size) < n_old, np.arange(size), -1)
+    source[places] = -1
+    keep = np.zeros(size, dtype=bool)
+    keep[:n_old] = active
+    keep[places] = True
     return renewed[keep], source[keep]
 
 

@@ -341,8 +341,10 @@ def test_settings_of_the_first_call_set_anew_later_warn_and_are_kept(blobs):
                       r"call's\. Call fit"):
         model.set_params(beta=1e-3, basis=np.eye(X.shape[1]),
                          n_basis=5).partial_fit(X[200:], y[200:])
-    # (The generated basis, renewed around its active elements, not eye.)
-    assert model.basis_.shape == basis.shape != (X.shape[1], X.shape[1])
+    # (The generated basis, renewed around its active elements at the first
+    # call's size or more, not eye.)
+    assert model.basis_.shape[0] >= basis.shape[0] > X.shape[1]
+    assert model.basis_.shape[1] == X.shape[1]
     # A refit starts a run with the new settings.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -469,6 +471,21 @@ def test_the_basis_is_renewed_around_its_active_elements(blobs):
             kept = model.basis_ if batch[0] == 0 else kept
         np.testing.assert_array_equal(model.basis_, kept)
     np.testing.assert_array_equal(kept, basis)
+
+
+def test_a_basis_drawn_from_a_small_first_batch_grows_with_the_data(wine):
+    # (A first batch of 12 points drew 2 elements, and every renewal kept
+    # that size, whatever the points seen later.)
+    X, y = wine
+    order = np.random.RandomState(0).permutation(X.shape[0])
+    X, y = X[order], y[order]
+    model = SCML_Supervised(**FAST).partial_fit(X[:12], y[:12])
+    first = model.basis_.shape[0]
+    for batch in np.array_split(np.arange(12, X.shape[0]), 4):
+        model.partial_fit(X[batch], y[batch])
+    # The last renewal drew from the 96 or more points seen by then.
+    drawn = SCML_Supervised(**FAST).fit(X[:96], y[:96]).basis_.shape[0]
+    assert first < 20 and model.basis_.shape[0] >= drawn
 
 
 def test_a_later_batch_that_zeroes_an_automatic_beta_says_so(wine):
