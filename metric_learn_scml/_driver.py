@@ -660,10 +660,10 @@ def select_beta(X, y, settings, random_state=None,
     if (counts.min() < 2 or n_held < classes.shape[0]
             or y.shape[0] - n_held < 2 * classes.shape[0]):
         return no_selection(
-            "could not hold out points of every class (%d classes of two "
-            "points or more among %d points: a fifth is held out, and each "
-            "class needs two points left to fit and one held out)" % (
-                classes.shape[0], y.shape[0]))
+            "could not hold out points of every class (%d of %d classes "
+            "have two points or more, among %d points: a fifth is held out, "
+            "and each class needs two points left to fit and one held out)"
+            % (np.count_nonzero(counts >= 2), classes.shape[0], y.shape[0]))
     n_fit_points = max(max_fit_points,
                        MIN_SELECTION_POINTS_PER_CLASS * classes.shape[0])
     n_cuts = min(int(round(1.0 / VALIDATION_FRACTION)),
@@ -738,14 +738,17 @@ def pool_selections(selections):
     one task's weight, so the value of a single task would leave mt-SCML
     :math:`\sqrt{T}` times less penalised, and denser, than the
     single-task models together (satimage cut into 3 tasks: about 7x their
-    elements). One selection is returned as it is, and the first one that
-    could not run (with its reason) in place of all. mt-SCML has no
+    elements). Tasks whose choice could not run (their ``reason`` is set:
+    too few points of a class) are left out, and the multiples apply to the
+    norm over the others; where none could run, the first one's is
+    returned (with its reason), and one selection as it is. mt-SCML has no
     Euclidean fallback, so ``euclidean`` is False. Beyond the paper.
     """
-    failed = [selection for selection in selections
-              if selection.reason is not None]
-    if len(selections) == 1 or failed:
-        return (failed or selections)[0]
+    scored = [selection for selection in selections
+              if selection.reason is None]
+    if len(selections) == 1 or not scored:
+        return selections[0]
+    selections = scored
     n_scored = np.array([selection.n_scored for selection in selections])
     share = n_scored / n_scored.sum()
     largest = np.array([selection.betas[0] for selection in selections])

@@ -271,18 +271,45 @@ class _BuildsProblems:
         single-task model of that task makes, pooled (for mt-SCML) into
         one beta; the estimator keeps it."""
         with self._log.stage("choosing %s" % self._stage_name()) as facts:
-            selection = pool_selections([choose(X[rows], y[rows])
-                                         for rows in members])
+            selections = [choose(X[rows], y[rows]) for rows in members]
+            selection = pool_selections(selections)
             facts.update(values_tried=selection.betas,
                          held_out_3nn_errors=selection.errors,
                          held_out_points=selection.n_scored,
                          Euclidean_3nn_error=selection.euclidean_error,
                          chosen=selection.beta)
+        failed = [t for t, one in enumerate(selections)
+                  if one.reason is not None]
+        if failed:
+            self._warn_unscored(selections, failed, selection)
         self.beta_ = selection.beta
         self.beta_path_ = selection.betas
         self.validation_error_path_ = selection.errors
         self.validation_triplet_error_path_ = selection.triplet_errors
         self.euclidean_fallback_ = selection.euclidean
+
+
+    def _warn_unscored(self, selections, failed, selection):
+        """Warn that the choice of beta could not score the tasks ``failed``
+        (all of one, for a single task), naming them and the fix."""
+        name, stage = type(self).__name__, self._stage_name()
+        where = ""
+        if len(selections) > 1:
+            where = " on task%s %s" % (
+                "s" if len(failed) > 1 else "",
+                ", ".join(repr(plain(self.tasks_[t])) for t in failed))
+        if selection.reason is None:
+            warnings.warn(
+                "%s(%s='auto') %s%s, so %s_ is chosen on the held-out points "
+                "of the other tasks. Give %s a value, or more points per "
+                "class." % (name, stage, selections[failed[0]].reason, where,
+                            stage, stage), UserWarning)
+            return
+        warnings.warn(
+            "%s(%s='auto') %s%s, so %s=%g is used, without the held-out check "
+            "against the Euclidean metric. Give %s a value, or more points "
+            "per class." % (name, stage, selection.reason, where, stage,
+                            selection.beta, stage), UserWarning)
 
 
 class _FromTriplets(_BuildsProblems):
@@ -393,18 +420,9 @@ class _FromLabels(_BuildsProblems):
 
     def _choose_beta(self, X, y):
         """``beta='auto'``: :func:`~metric_learn_scml._driver.select_beta`."""
-        selection = select_beta(X, y, self._path_settings(X.shape[1]),
-                                self._selection_random_state(),
-                                progress=self._log.say)
-        if selection.reason is not None:
-            warnings.warn(
-                "%s(%s='auto') %s, so %s=%g is used, without the held-out "
-                "check against the Euclidean metric. Give %s a value, or "
-                "more points per class." % (
-                    type(self).__name__, self._stage_name(), selection.reason,
-                    self._stage_name(), selection.beta, self._stage_name()),
-                UserWarning)
-        return selection
+        return select_beta(X, y, self._path_settings(X.shape[1]),
+                           self._selection_random_state(),
+                           progress=self._log.say)
 
     def __sklearn_tags__(self):
         # y is required: scikit-learn then checks fit(X, None) fails clearly.

@@ -432,6 +432,12 @@ def pair_triplets(estimator, pairs, y, first=True):
     ``partial_fit`` (which may hold one kind of pair, and then gives no
     constraint). Returns ``(indices, X)``.
     """
+    if y is not None and np.ndim(y) == 1 and len(y) != len(pairs):
+        # (Before the labels' own checks, which would blame their content.)
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            "%d pairs and %d labels in y; give one label (+1 or -1) per "
+            "pair." % (len(pairs), len(y)))
     check_pair_labels(estimator, y, first)
     pairs, y = checked_input(estimator, pairs, y=y, type_of_inputs="tuples",
                              tuple_size=2, dtype=np.float64)

@@ -469,6 +469,12 @@ def knn_scorer(estimator, X, y, n_neighbors=3):
             "each task's points with knn_scorer(estimator.for_task(task), "
             "X_task, y_task), or classify with MetricKNeighborsClassifier, "
             "which takes the tasks." % type(estimator).__name__)
+    if not hasattr(estimator, "transform"):
+        raise TypeError(
+            "knn_scorer scores a learner of one linear metric, through its "
+            "transform; %s has none. A classifier (such as "
+            "MetricKNeighborsClassifier) scores itself: use its score method "
+            "(scikit-learn's default scoring)." % type(estimator).__name__)
     if y is None:
         raise ValueError(
             "knn_scorer needs the class labels y of X: a scorer is called "

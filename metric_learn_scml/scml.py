@@ -21,6 +21,7 @@ cross-validation on the path (:mod:`.path`), as ``LassoCV`` beside
 """
 
 import functools
+import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -445,7 +446,8 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         is returned (``euclidean_fallback_``; beyond the paper: on data
         such as the KEEL titanic and marketing sets the learned metric was
         worse, or zero). The useful value moves by orders of
-        magnitude between datasets, and the rule is scale-free. A float is
+        magnitude between datasets, and the rule is scale-free (up to
+        rounding: the user guide's "Choosing the parameters"). A float is
         used as given (the paper's value is ``1e-5``, for standardised
         features; data scaled by ``s`` give the same metric with
         ``beta * s**2``).
@@ -849,6 +851,16 @@ class SCML_SupervisedCV(SCML_Supervised):
         self.error_path_ = np.column_stack([score[1] for score in scores])
         self.triplet_error_path_ = np.column_stack(
             [score[2] for score in scores])
+        if (self.triplet_error_path_ >= 1.0).all():
+            # (A zero metric ties every held-out triplet, a wrong order.)
+            warnings.warn(
+                "%s: no beta of the grid kept a basis element on any training "
+                "part of cv (every held-out triplet tied), so the model will "
+                "be the Euclidean metric (euclidean_fallback_) or a zero one: "
+                "the betas %s are too large for this data. Give smaller "
+                "ones, or betas=None for a grid from the data."
+                % (type(self).__name__, np.array2string(betas, precision=3)),
+                UserWarning)
         errors = self.error_path_.mean(axis=1)
         triplet_errors = self.triplet_error_path_.mean(axis=1)
         # The spread of the mean error is that of the points behind it,

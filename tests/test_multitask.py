@@ -623,3 +623,19 @@ def test_per_task_warnings_name_the_learner_and_the_task(fitted):
     with pytest.warns(UserWarning, match=r"MultiTaskSCML_Supervised \(task .*\) "
                                          "was fitted with feature names"):
         named.transform(X[:2], task=tasks[0])
+
+
+def test_auto_beta_pools_the_tasks_it_could_score_and_names_the_others():
+    # One task of 5 points (too few to hold any out) switched the choice
+    # off for every task, with a warning that named no task.
+    X, y = make_classification(505, 8, n_informative=5, n_redundant=0,
+                               random_state=0)
+    tasks = np.array(["small"] * 5 + ["big"] * 500)
+    y[:5] = [0, 0, 1, 1, 0]
+    with pytest.warns(UserWarning, match=r"on task 'small', so beta_ is "
+                      r"chosen on the held-out points of the other tasks"):
+        multi = MultiTaskSCML_Supervised(random_state=0).fit(X, y, tasks)
+    big = SCML_Supervised(random_state=0).fit(X[5:], y[5:])
+    # (The big task's selection alone: its own grid and choice.)
+    np.testing.assert_allclose(multi.beta_path_, big.beta_path_, rtol=1e-12)
+    assert multi.beta_ == pytest.approx(big.beta_, rel=1e-12)

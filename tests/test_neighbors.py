@@ -440,3 +440,13 @@ def test_default_cv_on_class_sorted_data_scores_every_fold(loader):
     mean = search.cv_results_["mean_test_score"]
     assert np.all(np.isfinite(mean)) and mean[1] > mean[0]
     assert search.best_params_ == {"beta": 1e-3}
+
+
+def test_knn_scorer_of_a_classifier_names_its_score():
+    # (A bare AttributeError: no attribute 'transform'.)
+    from metric_learn_scml import knn_scorer
+    X, y = load_iris(return_X_y=True)
+    model = MetricKNeighborsClassifier(SCML_Supervised(**FAST)).fit(X, y)
+    with pytest.raises(TypeError, match="MetricKNeighborsClassifier has "
+                       "none.*use its score method"):
+        knn_scorer(model, X, y)

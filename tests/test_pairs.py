@@ -345,3 +345,12 @@ def test_local_scml_keeps_to_triplets():
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match="form no triplet.*use SCML"):
             LocalSCML().fit(pairs, y)
+
+
+def test_pairs_and_labels_of_other_lengths_say_so_first():
+    # (Twenty +1 labels for 200 pairs were blamed for holding one kind.)
+    pairs = np.random.RandomState(0).randn(200, 2, 4)
+    for y in (np.ones(20), np.tile([1, -1], 10)):
+        with pytest.raises(ValueError, match="inconsistent numbers of "
+                           "samples: 200 pairs and 20 labels"):
+            SCML(random_state=0).fit(pairs, y)

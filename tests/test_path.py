@@ -327,3 +327,12 @@ def test_partial_fit_chooses_beta_by_cross_validation(wine):
     np.testing.assert_array_equal(partial.error_path_, fitted.error_path_)
     given = SCML_SupervisedCV(**{**FAST_CV, "betas": [1e-3, 1e-2]})
     assert given.partial_fit(X[batch], y[batch]).beta_ in (1e-3, 1e-2)
+
+
+def test_cv_grid_that_keeps_no_element_warns(wine):
+    # (The Euclidean metric came back silently, every error at chance.)
+    X, y = wine
+    with pytest.warns(UserWarning, match=r"no beta of the grid kept a basis "
+                      r"element.*too large"):
+        model = SCML_SupervisedCV(betas=[1e6, 1e5], random_state=0).fit(X, y)
+    assert model.euclidean_fallback_

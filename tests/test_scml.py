@@ -1317,6 +1317,10 @@ def test_auto_beta_leaves_single_point_classes_out_of_the_choice(iris):
         tiny = SCML_Supervised(random_state=0).fit(X[[0, 1, 50, 51, 100, 101]],
                                                    [0, 0, 1, 1, 2, 2])
     assert tiny.beta_ == 1e-5 and tiny.beta_path_.shape[0] == 0
+    # (The count named every class, not those of two points or more.)
+    with pytest.warns(UserWarning, match=r"\(1 of 2 classes have two points "
+                      r"or more, among 4 points"):
+        SCML_Supervised(random_state=0).fit(X[[0, 1, 2, 50]], [0, 0, 0, 1])
 
 
 # ------------------------------------------------------------ n_components
