@@ -492,7 +492,11 @@ class _SCMLEstimator(_MetricLearner):
             state = self._rda_state
             grown = np.zeros((merged.shape[0], state.mean_gradient.shape[1]))
             grown[rows] = state.mean_gradient
-            self._rda_state = RDAState(grown, state.iteration, state.scale)
+            # (A new task has taken no step yet.)
+            steps = np.zeros(merged.shape[0])
+            steps[rows] = state.steps()
+            self._rda_state = RDAState(grown, state.iteration, state.scale,
+                                       steps)
         self.tasks_ = merged
         return codes.reshape(-1)
 

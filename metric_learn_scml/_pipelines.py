@@ -655,4 +655,5 @@ def renewed_state(state, source):
     mean_gradient = np.zeros((state.mean_gradient.shape[0], source.shape[0]))
     kept = source >= 0
     mean_gradient[:, kept] = state.mean_gradient[:, source[kept]]
-    return RDAState(mean_gradient, state.iteration, state.scale)
+    return RDAState(mean_gradient, state.iteration, state.scale,
+                    state.task_steps)

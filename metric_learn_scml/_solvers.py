@@ -53,17 +53,29 @@ class RDAState:
     Attributes
     ----------
     mean_gradient : ndarray of shape (T, K)
-        :math:`\bar G_t`, in the solver's rescaled units.
+        :math:`\bar G_t`, in the solver's rescaled units: each task's
+        subgradients averaged over the steps it took.
     iteration : int
         :math:`t`, the steps taken so far.
     scale : float
         The unit :math:`s` of the triplet vectors (fixed by the first call,
         so that every call works in the same units).
+    task_steps : ndarray of shape (T,), default=None
+        The steps each task took, where some took fewer than
+        ``iteration`` (a ``partial_fit`` batch without it, or a task that
+        came later); None: every task took them all.
     """
 
     mean_gradient: np.ndarray
     iteration: int
     scale: float
+    task_steps: np.ndarray = None
+
+    def steps(self):
+        """The steps of each task, shape (T,)."""
+        if self.task_steps is None:
+            return np.full(self.mean_gradient.shape[0], float(self.iteration))
+        return np.asarray(self.task_steps, dtype=float)
 
 
 class Monitor:
@@ -216,6 +228,26 @@ def rda_iterate(total, threshold, step, t):
     return weights
 
 
+def task_iterate(total, steps, threshold, step, t):
+    r""":func:`rda_iterate` where task :math:`j` took :math:`t_j \le t`
+    of the :math:`t` steps (``steps``; beyond the paper).
+
+    Each task's sum is that of its own steps, so its mean is
+    :math:`S_j / (b s t_j)`; the iterate is the closed form at those means
+    (each sum rescaled by :math:`t / t_j`), with task :math:`j`'s row at
+    its own step count, :math:`\sqrt{t_j}` where the closed form has
+    :math:`\sqrt t`. A task absent from a batch then keeps its mean and
+    its scale: its row moves only where the group penalty couples it to
+    the tasks that stepped. A task with no step yet has a zero row.
+    ``steps`` broadcasts against ``total``'s first axis.
+    """
+    steps = np.asarray(steps, dtype=float)
+    ratio = np.divide(t, steps, out=np.zeros_like(steps), where=steps > 0)
+    weights = rda_iterate(total * ratio[:, None, None], threshold, step, t)
+    weights *= np.sqrt(steps / t)[:, None, None]
+    return weights
+
+
 def rda_state_for(state, weights, beta, gamma):
     r"""An :class:`RDAState` whose iterate is ``weights`` (``partial_fit``
     after a fit whose exact phase moved the weights, or grew the basis).
@@ -260,7 +292,7 @@ def rda_state_for(state, weights, beta, gamma):
     shrink = ~active & (excess_norms > beta)
     factor = np.where(shrink, beta / np.where(shrink, excess_norms, 1.0), 1.0)
     raw = np.where((raw < 0) & shrink[None, :], raw * factor[None, :], raw)
-    return RDAState(raw / scale, state.iteration, scale)
+    return RDAState(raw / scale, state.iteration, scale, state.task_steps)
 
 
 def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
@@ -325,10 +357,10 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     state : RDAState, default=None
         Continue from an earlier call (on other triplets of the same
         problem, as ``partial_fit`` does): its :math:`\bar G_t`, :math:`t`
-        and units. A task without triplets in this call takes zero
-        subgradients, so its average decays as in one long run where it
-        drew no violated triplet. Up to ``max_iter`` more steps are taken.
-        Only at a single beta.
+        and units. A task without triplets in this call takes no step:
+        each task's mean is over the steps it took (:func:`task_iterate`;
+        the state's ``task_steps``). Up to ``max_iter`` more steps are
+        taken. Only at a single beta.
     keep_best : bool, default=True
         Return the best evaluated iterate; False: the last one.
     scale : float, default=None
@@ -348,37 +380,46 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     n_betas = betas.shape[0]
     batch_size = capped_batch_size(batch_size, task_sizes)
 
-    if state is None:
+    fresh = state is None
+    if fresh:
         if scale is None:
             scale = triplet_scale(differences, triplet_pairs, rng)
-        mean_gradient = np.zeros((n_tasks, n_basis))
-        start = 0
-    else:
-        scale, start = state.scale, state.iteration
-        mean_gradient = state.mean_gradient
+        state = RDAState(np.zeros((n_tasks, n_basis)), 0, scale)
+    scale, start, mean_gradient = state.scale, state.iteration, \
+        state.mean_gradient
+    # Tasks without triplets here (partial_fit) draw nothing and take no
+    # step: each task's mean is over its own steps (task_iterate).
+    present = task_sizes > 0
+    all_present = bool(present.all())
+    first_steps = state.steps()
+    uneven = not all_present or bool((first_steps != start).any())
     # The loop keeps, per task and beta, the sum of the unnormalised batch
-    # subgradients (rda_iterate): b * s * t times the mean gradient.
+    # subgradients (rda_iterate): b * s * t_j times the task's mean.
     unit = batch_size * scale
     step_unit = gamma * unit * scale
     batch_betas = (batch_size * betas)[None, :, None]
-    total = np.repeat((mean_gradient * (unit * start))[:, None, :], n_betas,
-                      axis=1)                                    # (T, L, K)
+    total = np.repeat((mean_gradient * (unit * first_steps[:, None]))[:, None],
+                      n_betas, axis=1)                           # (T, L, K)
+
+    def steps_at(t):
+        return first_steps + (t - start) * present
+
+    def iterate(total, t, betas):
+        if uneven:
+            return task_iterate(total, steps_at(t), t * betas, step_unit, t)
+        return rda_iterate(total, t * betas, step_unit, t)
     weights = (np.zeros((n_tasks, n_betas, n_basis)) if start == 0 else
-               rda_iterate(total, start * batch_betas, step_unit, start))
+               iterate(total, start, batch_betas))
     evaluated = HingeProblem(differences, triplet_pairs, task_offsets)
     if triplet_pairs.shape[0] > OBJECTIVE_SAMPLE_ABOVE:
         evaluated = evaluated.sample(OBJECTIVE_SAMPLE, rng)
-    values = (np.full(n_betas, float(n_tasks)) if state is None else
+    values = (np.full(n_betas, float(n_tasks)) if fresh else
               evaluated.objectives(np.swapaxes(weights, 0, 1), betas))
     monitors = [Monitor(name, verbose and n_betas == 1, weights[:, row],
                         values[row], active_columns(weights[:, row]), tol,
                         n_iter_no_change, stall_above=n_tasks,
                         keep_best=keep_best) for row in range(n_betas)]
     n_iter = np.full(n_betas, start)
-    # Tasks without triplets here (partial_fit) draw nothing: their rows
-    # add a zero gradient (and still follow the common step count).
-    present = task_sizes > 0
-    all_present = bool(present.all())
     live = np.arange(n_betas)
     iteration = start
     # A batch that covers the largest task is taken as its expectation: each
@@ -416,8 +457,7 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
             if not all_present:
                 step[~present] = 0.0
             running_total += step
-            running = rda_iterate(running_total, iteration * running_betas,
-                                  step_unit, iteration)
+            running = iterate(running_total, iteration, running_betas)
         total[:, live], weights[:, live] = running_total, running
         values = evaluated.objectives(np.swapaxes(running, 0, 1),
                                       betas[live])
@@ -431,9 +471,13 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     results = []
     for row, monitor in enumerate(monitors):
         result = monitor.finish(n_iter[row])
-        mean_gradient = (total[:, row] / (unit * n_iter[row]) if n_iter[row]
-                         else mean_gradient)
-        result.state = RDAState(mean_gradient, int(n_iter[row]), scale)
+        steps = steps_at(n_iter[row])
+        row_mean = (np.divide(total[:, row], unit * steps[:, None],
+                              out=np.zeros_like(total[:, row]),
+                              where=steps[:, None] > 0)
+                    if n_iter[row] else mean_gradient)
+        result.state = RDAState(row_mean, int(n_iter[row]), scale,
+                                steps if uneven else None)
         results.append(result)
     return results if np.ndim(beta) else results[0]
 

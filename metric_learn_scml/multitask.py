@@ -473,10 +473,10 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         mined among the batch's and the remembered points of the task. A
         task seen first in a later batch joins ``tasks_`` with zero
         weights (its points enter the basis when it is drawn anew). A task
-        absent from a batch adds no gradient, but RDA averages over every
-        step, so its metric shrinks by about the square root of the steps
-        before over the steps after, and its smallest weights may drop:
-        give every task points in each batch to keep it as it is.
+        absent from a batch takes no step: RDA averages each task's
+        subgradients over the steps it took (beyond the paper, which has
+        no batches), so its metric moves only where the group penalty
+        couples it to the tasks that stepped.
 
         Parameters
         ----------
@@ -619,8 +619,7 @@ class MultiTaskSCML(_BuildsProblems, _BaseMultiTaskSCML,
 
         As :meth:`SCML.partial_fit`; a task seen first in a later batch
         joins ``tasks_`` with zero weights, and a task absent from a batch
-        adds no gradient (its metric shrinks, as in
-        :meth:`MultiTaskSCML_Supervised.partial_fit`).
+        takes no step (as in :meth:`MultiTaskSCML_Supervised.partial_fit`).
 
         Parameters
         ----------

@@ -11,10 +11,49 @@ from metric_learn_scml import (SCML, MultiTaskSCML, MultiTaskSCML_Supervised,
                                SCML_Supervised)
 from metric_learn_scml._pipelines import remember
 from metric_learn_scml._problem import pair_index, scaled_differences
-from metric_learn_scml._solvers import RDAState, rda, rda_iterate, rda_state_for
+from metric_learn_scml._solvers import (RDAState, rda, rda_iterate,
+                                        rda_state_for, task_iterate)
 from metric_learn_scml._triplets import triplets_from_labels
 
 FAST = dict(beta=1e-4, random_state=0)
+
+
+def test_task_iterate_is_each_task_at_its_own_step_count():
+    # Where every task took the t steps it is rda_iterate; a task alone in
+    # its columns is RDA's iterate at its own step count (the group prox
+    # and the closed form are positively homogeneous); a task with no step
+    # has a zero row.
+    rng = np.random.RandomState(0)
+    total = rng.randn(3, 2, 6)
+    total[1] = 0.0
+    threshold = 0.4 * np.array([1.0, 3.0])[None, :, None]
+    same = task_iterate(total, [9, 9, 9], 9 * threshold, 2.0, 9)
+    np.testing.assert_array_equal(
+        same, rda_iterate(total, 9 * threshold, 2.0, 9))
+    alone = total.copy()
+    alone[2] = 0.0
+    mine = task_iterate(alone, [5, 0, 0], 9 * threshold, 2.0, 9)
+    np.testing.assert_allclose(
+        mine[0], rda_iterate(alone[:1], 5 * threshold, 2.0, 5)[0],
+        rtol=1e-12)
+    assert not mine[1:].any()
+
+
+def test_a_task_absent_from_batches_keeps_its_metric():
+    # (Its rows added zero subgradients to a mean over every step: over 40
+    # batches without it, its weights fell by about half.)
+    X, y = make_classification(1200, 6, n_informative=4, n_redundant=0,
+                               n_classes=3, random_state=0)
+    X = (X - X.mean(0)) / X.std(0)
+    tasks = np.where(np.arange(1200) % 2 == 0, "a", "b")
+    model = MultiTaskSCML_Supervised(beta=1e-4, random_state=0)
+    for batch in np.array_split(np.arange(400), 4):
+        model.partial_fit(X[batch], y[batch], tasks[batch])
+    before = model.weights_.copy()
+    for batch in np.array_split(np.flatnonzero(tasks == "a")[200:], 40):
+        model.partial_fit(X[batch], y[batch], tasks[batch])
+    change = np.linalg.norm(model.weights_ - before, axis=1)
+    assert change[1] < 0.05 * np.linalg.norm(before[1]) < change[0]
 
 
 def test_rda_continued_from_its_state_is_one_long_run():
@@ -186,16 +225,16 @@ def test_multitask_partial_fit_adds_a_task_seen_later(blobs):
     assert model.weights_.shape == (2, model.basis_.shape[0])
     assert model.weights_[1].any() and not np.array_equal(model.weights_[0],
                                                           left)
-    # A task absent from a batch takes zero steps: its average gradient
-    # only decays by t / (t + steps), as in one run where it drew nothing.
+    # A task absent from a batch takes no step: its average gradient and
+    # its step count stay as they were (they decayed by t / (t + steps)).
     state = model._rda_state
-    left, steps = state.mean_gradient[0].copy(), state.iteration
+    left, steps = state.mean_gradient[0].copy(), state.steps()[0]
     only_right = tasks[:1500] == "right"
     model.partial_fit(X[:1500][only_right], y[:1500][only_right],
                       tasks[:1500][only_right])
-    np.testing.assert_allclose(
-        model._rda_state.mean_gradient[0],
-        left * steps / model._rda_state.iteration, rtol=1e-8)
+    after = model._rda_state
+    assert after.steps()[0] == steps < after.iteration
+    np.testing.assert_allclose(after.mean_gradient[0], left, rtol=1e-12)
 
 
 def test_a_new_task_whose_batch_gives_no_triplet_is_not_added(blobs):
