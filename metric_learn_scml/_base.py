@@ -388,7 +388,8 @@ class _SCMLEstimator(_MetricLearner):
                     and isinstance(self.basis, str))
         if fallback and getattr(self, "euclidean_fallback_", False):
             reason = ("the held-out points preferred it to every beta's "
-                      "model")
+                      "model" if len(self.beta_path_) else "no element "
+                      "lowers the loss where beta was chosen")
         else:
             # (partial_fit never falls back: its later batches need a state.
             # The learners from labels (those with k_genuine), which take

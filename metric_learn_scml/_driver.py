@@ -638,7 +638,11 @@ def select_beta(X, y, settings, random_state=None,
     error is lower than every beta's by more than ``EUCLIDEAN_MARGIN``
     standard errors (:func:`euclidean_wins`). Where no class can spare a point, or the
     held-out part could not contain every class, ``FALLBACK_BETA`` is
-    returned with a ``reason`` and no record.
+    returned with a ``reason`` and no record; where the part fitted keeps
+    no element at any beta (none lowers its triplets' loss), the Euclidean
+    metric is preferred, with a ``reason``: a metric learned on all the
+    points at ``FALLBACK_BETA`` would have no held-out check (200 generated
+    classes: 3-NN accuracy 0.027 against the Euclidean 0.138).
 
     A pure function of the data, the ``settings`` (:class:`PathSettings`)
     and ``random_state``; it returns a :class:`BetaSelection`.
@@ -685,8 +689,10 @@ def select_beta(X, y, settings, random_state=None,
         scores = path_scores(X, y, fit, held, settings, betas,
                              random_state=rng, progress=progress)
         if scores is None:
-            return no_selection("could fit no basis element on a part of "
-                                "the points, or no beta keeps one there")
+            return no_selection(
+                "found no basis element that lowers the loss of the "
+                "triplets of the %d points it fits the path on (%d classes)"
+                % (fit.shape[0], classes.shape[0]), euclidean=True)
         betas = scores[0]
         triplet_errors.append(scores[2] * held.shape[0])
         mistakes.append(scores[3])
@@ -746,8 +752,10 @@ def pool_selections(selections):
     """
     scored = [selection for selection in selections
               if selection.reason is None]
-    if len(selections) == 1 or not scored:
+    if len(selections) == 1:
         return selections[0]
+    if not scored:
+        return selections[0]._replace(euclidean=False)
     selections = scored
     n_scored = np.array([selection.n_scored for selection in selections])
     share = n_scored / n_scored.sum()
@@ -770,10 +778,11 @@ def pool_selections(selections):
         float(euclidean), int(n_scored.sum()), mistakes=mistakes)
 
 
-def no_selection(reason):
-    """The :class:`BetaSelection` where none could run: ``FALLBACK_BETA``."""
+def no_selection(reason, euclidean=False):
+    """The :class:`BetaSelection` where none could run: ``FALLBACK_BETA``
+    (and the Euclidean metric, where ``euclidean``)."""
     empty = np.zeros(0)
-    return BetaSelection(FALLBACK_BETA, empty, empty, empty, False,
+    return BetaSelection(FALLBACK_BETA, empty, empty, empty, euclidean,
                          float("nan"), 0, reason)
 
 

@@ -305,6 +305,14 @@ class _BuildsProblems:
                 "class." % (name, stage, selections[failed[0]].reason, where,
                             stage, stage), UserWarning)
             return
+        if selection.euclidean:
+            warnings.warn(
+                "%s(%s='auto') %s, so the Euclidean metric is kept "
+                "(euclidean_fallback_): the labels' nearest neighbours give "
+                "no triplet order that an element of the basis improves. "
+                "Give %s a value to learn a metric anyway." % (
+                    name, stage, selection.reason, stage), UserWarning)
+            return
         warnings.warn(
             "%s(%s='auto') %s%s, so %s=%g is used, without the held-out check "
             "against the Euclidean metric. Give %s a value, or more points "

@@ -472,6 +472,21 @@ def check_metric_points(estimator, u, v):
     fail to broadcast or align points of another length.
     """
     name = type(estimator).__name__
+    # A global metric is that of components_ as it is now (metric-learn's
+    # own tests set it by hand); the fit gave it n_features_in_ columns.
+    components = estimator.__dict__.get("components_")
+    n_features = (estimator.n_features_in_ if components is None
+                  else np.shape(components)[-1])
+    # (The usual call, from scikit-learn's or scipy's loops over pairs: two
+    # finite float vectors of the right length, checked in microseconds;
+    # anything else takes the full checks and their errors.)
+    if (type(u) is np.ndarray and type(v) is np.ndarray
+            and u.dtype == v.dtype == np.float64
+            and u.shape == v.shape == (n_features,)
+            and np.isfinite(u).all() and np.isfinite(v).all()):
+        check_magnitude(name, u)
+        check_magnitude(name, v)
+        return u, v
     points = []
     for point, label in ((u, "u"), (v, "v")):
         # (As scipy's distances, a point may have axes of length one.)
@@ -484,11 +499,6 @@ def check_metric_points(estimator, u, v):
             points.append(check_array(np.reshape(point, (1, -1)),
                                       dtype=float, input_name=label)[0])
     u, v = points
-    # A global metric is that of components_ as it is now (metric-learn's
-    # own tests set it by hand); the fit gave it n_features_in_ columns.
-    components = estimator.__dict__.get("components_")
-    n_features = (estimator.n_features_in_ if components is None
-                  else np.shape(components)[-1])
     if not u.shape[0] == v.shape[0] == n_features:
         raise ValueError(
             "The metric of %s takes two points of %d features: got u with %d "

@@ -440,8 +440,9 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         model is then fitted on
         every point at that value (see :class:`SCML_SupervisedCV` for
         k-fold cross-validation). Where the Euclidean metric beats every
-        value on the held-out points by more than a standard error, the
-        chosen value keeps no element, or the learned metric maps distinct
+        value on the held-out points by more than a standard error, no
+        value keeps an element on the points the choice fits, the chosen
+        value keeps no element, or the learned metric maps distinct
         training points onto one (on discrete data), the Euclidean metric
         is returned (``euclidean_fallback_``; beyond the paper: on data
         such as the KEEL titanic and marketing sets the learned metric was
@@ -593,9 +594,10 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         With ``beta='auto'`` and a generated basis: True when the model is
         the Euclidean metric (``basis_`` the coordinate axes, ``weights_``
         ones; ``n_iter_`` 0, ``objective_`` and ``dual_gap_`` NaN),
-        because it did better on the held-out points, the chosen beta kept
-        no element, or the learned metric mapped distinct training points
-        onto one.
+        because it did better on the held-out points, no beta kept an
+        element on the points the choice fitted (with a warning), the
+        chosen beta kept no element, or the learned metric mapped distinct
+        training points onto one.
 
     See Also
     --------

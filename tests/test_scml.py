@@ -1773,3 +1773,19 @@ def test_pair_distance_checks_the_pairs_shape_before_the_fit():
             model.pair_distance(triplets)
         with pytest.raises(NotFittedError):
             model.pair_distance(triplets[:, :2])
+
+
+def test_auto_beta_keeps_the_euclidean_metric_where_no_element_lowers_the_loss():
+    # 200 hard classes: on the 1,000 points the choice fits the path on, no
+    # element lowers the triplets' loss, and the fit at the fallback beta
+    # (no held-out check) kept 5 elements on 60,000 points, 3-NN accuracy
+    # 0.027 against the Euclidean 0.138.
+    X, y = make_classification(n_samples=6000, n_features=20, n_informative=10,
+                               n_redundant=4, n_classes=200,
+                               n_clusters_per_class=1, random_state=0)
+    X = StandardScaler().fit_transform(X)
+    with pytest.warns(UserWarning, match=r"found no basis element that "
+                      r"lowers the loss.*Euclidean metric is kept"):
+        model = SCML_Supervised(random_state=0).fit(X, y)
+    assert model.euclidean_fallback_ and model.beta_path_.shape[0] == 0
+    np.testing.assert_array_equal(model.get_mahalanobis_matrix(), np.eye(20))
