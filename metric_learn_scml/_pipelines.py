@@ -288,7 +288,6 @@ class _BuildsProblems:
         self.validation_triplet_error_path_ = selection.triplet_errors
         self.euclidean_fallback_ = selection.euclidean
 
-
     def _warn_unscored(self, selections, failed, selection):
         """Warn that the choice of beta could not score the tasks ``failed``
         (all of one, for a single task), naming them and the fix."""
