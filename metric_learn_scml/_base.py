@@ -20,6 +20,7 @@ How data flows from ``fit`` to ``components_``:
 """
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from metric_learn._util import ArrayIndexer
@@ -74,6 +75,19 @@ def warn_batch_scale(estimator, X):
             "scale with the square of the data). Scale every batch alike, "
             "for instance with a StandardScaler fitted on the first." % (
                 type(estimator).__name__, ratio), UserWarning)
+
+
+class SolverRun(NamedTuple):
+    """How :meth:`_SCMLEstimator._solve` runs the solver: RDA's ``schedule``
+    (``max_iter``, ``eval_every``, ...), the ``solver`` after it, and for a
+    ``partial_fit`` call (``continued``) the ``state`` and ``unit`` of the
+    earlier calls it continues (None on a first call)."""
+
+    schedule: dict
+    solver: str
+    state: object = None
+    unit: object = None
+    continued: bool = False
 
 
 # The parameters the first call of a run (fit, or partial_fit on an unfitted
@@ -245,7 +259,29 @@ class _SCMLEstimator(_MetricLearner):
         self._log = FitLog(type(self).__name__, self.verbose)
         self.fit_stages_ = self._log.stages
 
-    def _solve(self, X, triplets, task_offsets, basis, incremental=False,
+    def _fit_run(self):
+        """A fit's :class:`SolverRun`: up to ``max_iter`` RDA steps from
+        zero, then the ``solver``'s exact phase."""
+        return SolverRun(dict(max_iter=self.max_iter,
+                              eval_every=self.output_iter), self.solver)
+
+    def _batch_run(self, X, task_offsets):
+        """A ``partial_fit`` call's :class:`SolverRun` on the batch ``X``:
+        RDA continues from the state of the earlier calls (``_rda_state``,
+        kept by every fit) in the same units, for one epoch over the
+        batch's triplets, as scikit-learn's SGD ``partial_fit`` (one step
+        where ``batch_size`` exceeds them: ``rda`` caps the batch); the
+        result is the last iterate, and the exact phase, which needs every
+        triplet, is skipped."""
+        state = getattr(self, "_rda_state", None)
+        if state is not None:
+            warn_batch_scale(self, X)
+        n_steps = -(-int(np.diff(task_offsets).max()) // self.batch_size)
+        return SolverRun(dict(max_iter=n_steps, eval_every=n_steps,
+                              keep_best=False), "rda", state,
+                         None if state is None else self._unit, True)
+
+    def _solve(self, X, triplets, task_offsets, basis, run=None,
                warn_empty=True):
         """Solve at ``beta_`` on index triplets grouped by task: the path of
         :func:`._driver.solve_path` at one point; return W (T, K).
@@ -256,45 +292,30 @@ class _SCMLEstimator(_MetricLearner):
         did not converge or kept no element. ``tol`` is per task: the
         objective is a sum of one mean hinge per task (``T`` at ``W = 0``),
         so the solver stops on improvements below ``T * tol``. ``W`` is in
-        the user's units.
+        the user's units. ``run`` (:class:`SolverRun`) says how the solver
+        runs: a fit's (None) or a ``partial_fit`` call's.
 
         Raises a ``ValueError`` when the basis is empty: then no direction
         separates any two training points and every learnable distance is 0
         (like scikit-learn's ``VarianceThreshold`` when no feature is left).
-
-        ``incremental`` (``partial_fit``): RDA continues from the state of
-        the earlier calls (``_rda_state``, kept by every fit) in the same
-        units, and the exact phase, which needs every triplet, is skipped.
         """
         if basis.shape[0] == 0:
             raise no_basis_error(self)
+        run = run or self._fit_run()
         n_tasks = len(task_offsets) - 1
-        state = getattr(self, "_rda_state", None) if incremental else None
-        if state is not None:
-            warn_batch_scale(self, X)
         with self._log.stage("pair table") as facts:
             problem = pair_problem(X, basis, triplets, task_offsets,
-                                   unit=None if state is None else self._unit)
+                                   unit=run.unit)
             facts.update(pairs=problem.differences.pairs.shape[0],
                          elements=basis.shape[0])
-        if incremental:
-            # One epoch over the batch's triplets, as scikit-learn's
-            # SGD partial_fit; the result is the last iterate. (One step
-            # where batch_size exceeds them: rda caps the batch.)
-            n_steps = -(-int(np.diff(task_offsets).max()) // self.batch_size)
-            schedule = dict(max_iter=n_steps, eval_every=n_steps,
-                            keep_best=False)
-        else:
-            schedule = dict(max_iter=self.max_iter,
-                            eval_every=self.output_iter)
         result, = solve_path(
             problem, [self.beta_], dict(
                 gamma=self.gamma, batch_size=self.batch_size,
                 tol=n_tasks * self.tol,
-                n_iter_no_change=self.n_iter_no_change, **schedule),
-            solver="rda" if incremental else self.solver, state=state,
-            random_state=self._rng, verbose=self.verbose,
-            name=type(self).__name__, log=self._log, rerun=not incremental)
+                n_iter_no_change=self.n_iter_no_change, **run.schedule),
+            solver=run.solver, state=run.state, random_state=self._rng,
+            verbose=self.verbose, name=type(self).__name__, log=self._log,
+            rerun=not run.continued)
         self._rda_state, self._unit = result.state, problem.unit
         relative_gap = result.dual_gap / max(result.objective, 1e-300)
         if result.loose and not result.out_of_budget:
@@ -312,18 +333,18 @@ class _SCMLEstimator(_MetricLearner):
         self.objective_ = float(result.objective)
         self.objective_history_ = np.array(result.history)
         self.dual_gap_ = float(result.dual_gap)
-        if not (result.converged or incremental):
+        if not (result.converged or run.continued):
             warn_not_converged(self)
         if warn_empty and not result.weights.any():
             # beta_max: the smallest beta that keeps no element (0 when no
             # element lowers the loss of these triplets at all).
-            if not (result.converged or incremental):
+            if not (result.converged or run.continued):
                 # (RDA's best point is then W = 0, where it started.)
                 cause = (
                     "the solver stopped at max_iter=%d iterations before any "
                     "point did better than no metric at all; raise max_iter"
                     % self.max_iter)
-            elif incremental and self._given_beta() is None:
+            elif run.continued and self._given_beta() is None:
                 cause = (
                     "%s_=%g was chosen from the first partial_fit batch "
                     "(%s='auto') and keeps no element on this one; set a "
@@ -368,8 +389,7 @@ class _SCMLEstimator(_MetricLearner):
         """The parameter that sets the (global stage's) beta."""
         return "beta"
 
-    def _solve_global(self, X, triplets, task_offsets, basis,
-                      incremental=False):
+    def _solve_global(self, X, triplets, task_offsets, basis, run=None):
         """One task's weights, or the Euclidean metric's; return w (K,).
 
         With beta chosen from the data and a generated basis, the result
@@ -384,7 +404,7 @@ class _SCMLEstimator(_MetricLearner):
         ``objective_`` and ``dual_gap_`` NaN, and there is no solver state
         for ``partial_fit`` to continue (it starts afresh).
         """
-        fallback = (not incremental and self._given_beta() is None
+        fallback = (run is None and self._given_beta() is None
                     and isinstance(self.basis, str))
         if fallback and getattr(self, "euclidean_fallback_", False):
             reason = ("the held-out points preferred it to every beta's "
@@ -397,7 +417,7 @@ class _SCMLEstimator(_MetricLearner):
             if hasattr(self, "k_genuine"):
                 self.euclidean_fallback_ = False
             weights = self._solve(X, triplets, task_offsets, basis,
-                                  incremental, warn_empty=not fallback)[0]
+                                  run, warn_empty=not fallback)[0]
             if not fallback:
                 return weights
             if not weights.any():
@@ -463,7 +483,8 @@ class _SCMLEstimator(_MetricLearner):
                 "task), so the model is unchanged." % type(self).__name__,
                 UserWarning)
             return self
-        model._fit_problem(X, triplets, offsets, basis, incremental=True)
+        model._fit_problem(X, triplets, offsets, basis,
+                           model._batch_run(X, offsets))
         if model is not self:
             vars(self).update(vars(model))
         return self
@@ -561,12 +582,11 @@ class _LinearMetric(MahalanobisMixin):
             return metric(*check_metric_points(self, u, v), squared=squared)
         return metric_fun
 
-    def _fit_problem(self, X, triplets, task_offsets, basis,
-                     incremental=False):
+    def _fit_problem(self, X, triplets, task_offsets, basis, run=None):
         """Learn the weights of ``basis`` (or fall back to the Euclidean
         metric, :meth:`_SCMLEstimator._solve_global`); set ``components_``."""
         self.weights_ = self._solve_global(X, triplets, task_offsets, basis,
-                                           incremental)
+                                           run)
         self.n_active_basis_ = int(np.count_nonzero(self.weights_))
         # (The Euclidean fallback's weights and basis are ones and the axes.)
         self.components_ = (

@@ -805,16 +805,10 @@ def held_out_anchor_triplets(anchors, random_state):
     return np.flatnonzero(np.isin(anchors, held))
 
 
-def held_out_error(X_fit, y_fit, X_held, y_held):
-    """The 3-NN error of the held-out points among the fit points, under
-    the Euclidean distance of the given coordinates (a metric's, through
-    its components, or the data's own)."""
-    return float(held_out_mistakes(X_fit, y_fit, X_held, y_held).mean())
-
-
 def held_out_mistakes(X_fit, y_fit, X_held, y_held):
     """Which held-out points the 3-NN classifier of the fit points gets
-    wrong (:func:`held_out_error`), as a boolean array."""
+    wrong, as a boolean array, under the Euclidean distance of the given
+    coordinates (a metric's, through its components, or the data's own)."""
     classifier = KNeighborsClassifier(n_neighbors=min(
         SCORE_NEIGHBOURS, X_fit.shape[0]))
     with warnings.catch_warnings():

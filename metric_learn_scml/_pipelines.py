@@ -100,6 +100,13 @@ def union_basis(basis, n_basis, n_features, build, n_tasks=1):
         [build(task, per_task) for task in range(n_tasks)]))
 
 
+def labelled_problem(X, triplets, basis):
+    """The :class:`Problem` of each task's ``triplets`` (a list, in task
+    order) on the points ``X``."""
+    offsets = np.concatenate([[0], np.cumsum([t.shape[0] for t in triplets])])
+    return Problem(X, np.concatenate(triplets), offsets, basis)
+
+
 def labels_triplets(X, y, members, k_genuine, k_impostor, random_state,
                     progress=None, names=None, partial=False, n_anchors=None):
     """Each task's triplets: ``k_genuine x k_impostor`` per point of
@@ -190,9 +197,8 @@ class _BuildsProblems:
             facts.update(triplets=indices.shape[0], elements=basis.shape[0])
         return Problem(X, indices, offsets, basis)
 
-    def _labels_problem(self, X, y, tasks=None, partial=False,
-                        incremental=False, choose=None):
-        """The problem of labelled points.
+    def _labels_problem(self, X, y, tasks=None, choose=None):
+        """``fit``'s problem of labelled points.
 
         Each task (one, without ``tasks``) gets its ``k_genuine x
         k_impostor`` triplets among its own points and its own local
@@ -202,49 +208,45 @@ class _BuildsProblems:
         returns a :class:`~metric_learn_scml._driver.BetaSelection` (by
         default :meth:`_FromLabels._choose_beta`; ``SCML_SupervisedCV``
         passes its cross-validation).
+        """
+        X, y = validate_supervised(self, X, y)
+        codes = None if tasks is None else self._encode_tasks(
+            tasks, X.shape[0], "sample")
+        members, triplets = self._mined(X, y, codes)
+        if self.beta_ is None:
+            self._assign_selection(choose or self._choose_beta, X, y, members)
+        with self._log.stage("building the basis") as facts:
+            basis = self._drawn_basis(X, y, members, triplets)
+            facts.update(elements=basis.shape[0])
+        return labelled_problem(X, triplets, basis)
 
-        ``partial``: a later batch of ``partial_fit``. The basis of the
-        first batch is kept, and a task whose points here give no triplet
-        (absent, or a single class) simply has none.
+    def _labels_batch(self, X, y, tasks=None, partial=False):
+        """A ``partial_fit`` call's problem of labelled points.
 
-        ``incremental`` (every ``partial_fit`` call): the batch's points
-        are the anchors, mined against the batch and the points remembered
-        (:class:`PointMemory`), which follow the batch's in ``X``; when those
-        have grown :data:`BASIS_GROWTH` times since the basis was drawn,
-        its inactive elements are replaced by a new draw from them, which
-        it grows to (:func:`renewed_basis`). The batch joins the memory.
+        The first call (not ``partial``) builds what :meth:`_labels_problem`
+        builds from its batch. The batch's points are the anchors, mined
+        against the batch and the points remembered (:class:`PointMemory`),
+        which follow the batch's in ``X``; a later batch keeps the basis,
+        and a task whose points here give no triplet (absent, or a single
+        class) simply has none. When the points have grown
+        :data:`BASIS_GROWTH` times since the basis was drawn, its inactive
+        elements are replaced by a new draw from them, which it grows to
+        (:func:`renewed_basis`). The batch joins the memory.
         """
         X, y = validate_supervised(self, X, y, reset=not partial)
         n_batch = X.shape[0]
         codes = None if tasks is None else self._encode_tasks(
             tasks, n_batch, "sample", extend=partial)
-        earlier = self.__dict__.get("_memory") if incremental else None
+        earlier = self.__dict__.get("_memory")
         remembered = earlier is not None and earlier.X.shape[0] > 0
         if remembered:
             check_same_label_type(y, earlier.y, "y")
             X, y, codes = earlier.after(X, y, codes, None if tasks is None
                                         else self.tasks_)
-        members = ([np.arange(X.shape[0])] if tasks is None else
-                   [np.flatnonzero(codes == t)
-                    for t in range(self.tasks_.shape[0])])
-        with self._log.stage("mining triplets") as facts:
-            triplets = labels_triplets(
-                X, y, members, self.k_genuine, self.k_impostor, self._rng,
-                self._log.ticker("classes searched"),
-                None if tasks is None else self.tasks_, partial,
-                n_batch if remembered else None)
-            facts.update(points=X.shape[0],
-                         triplets=sum(t.shape[0] for t in triplets))
+        members, triplets = self._mined(X, y, codes, partial,
+                                        n_batch if remembered else None)
         if self.beta_ is None:
-            self._assign_selection(choose or self._choose_beta, X, y, members)
-
-        def build():
-            self._basis_points = X.shape[0]
-            return union_basis(self.basis, self.n_basis, X.shape[1],
-                               lambda t, n: labels_basis(
-                                   self.basis, X, y, members[t], triplets[t],
-                                   n, self._rng), len(members))
-
+            self._assign_selection(self._choose_beta, X, y, members)
         renew = (remembered and isinstance(self.basis, str)
                  and X.shape[0] >= BASIS_GROWTH * self._basis_points
                  and any(t.shape[0] for t in triplets))
@@ -252,19 +254,42 @@ class _BuildsProblems:
             if renew:
                 basis, source = renewed_basis(
                     self.basis_, np.atleast_2d(self.weights_).any(axis=0),
-                    build())
+                    self._drawn_basis(X, y, members, triplets))
                 self._rda_state = renewed_state(self._rda_state, source)
             else:
-                basis = self.basis_ if partial else build()
+                basis = (self.basis_ if partial else
+                         self._drawn_basis(X, y, members, triplets))
             facts.update(elements=basis.shape[0])
-        if incremental:
-            self._memory = remember(
-                earlier, X[:n_batch], y[:n_batch], None if tasks is None
-                else self.tasks_[codes[:n_batch]], self.partial_fit_memory,
-                self._rng)
-        offsets = np.concatenate([[0], np.cumsum([t.shape[0]
-                                                  for t in triplets])])
-        return Problem(X, np.concatenate(triplets), offsets, basis)
+        self._memory = remember(
+            earlier, X[:n_batch], y[:n_batch], None if tasks is None
+            else self.tasks_[codes[:n_batch]], self.partial_fit_memory,
+            self._rng)
+        return labelled_problem(X, triplets, basis)
+
+    def _mined(self, X, y, codes, partial=False, n_anchors=None):
+        """Each task's points (``codes``: None for one task) and its
+        triplets (:func:`labels_triplets`)."""
+        members = ([np.arange(X.shape[0])] if codes is None else
+                   [np.flatnonzero(codes == t)
+                    for t in range(self.tasks_.shape[0])])
+        with self._log.stage("mining triplets") as facts:
+            triplets = labels_triplets(
+                X, y, members, self.k_genuine, self.k_impostor, self._rng,
+                self._log.ticker("classes searched"),
+                None if codes is None else self.tasks_, partial, n_anchors)
+            facts.update(points=X.shape[0],
+                         triplets=sum(t.shape[0] for t in triplets))
+        return members, triplets
+
+    def _drawn_basis(self, X, y, members, triplets):
+        """The union of the tasks' generated bases (or the ``basis``
+        array), drawn from ``X``; ``partial_fit`` redraws it once the
+        points have grown :data:`BASIS_GROWTH` times."""
+        self._basis_points = X.shape[0]
+        return union_basis(self.basis, self.n_basis, X.shape[1],
+                           lambda t, n: labels_basis(
+                               self.basis, X, y, members[t], triplets[t],
+                               n, self._rng), len(members))
 
     def _assign_selection(self, choose, X, y, members):
         """``beta='auto'``: one selection per task, each the one a
@@ -537,7 +562,7 @@ class _IncrementalFromLabels(_FromLabels):
         -------
         self
         """
-        return self._partial_fit("_labels_problem", X, y, incremental=True)
+        return self._partial_fit("_labels_batch", X, y)
 
 
 @dataclass

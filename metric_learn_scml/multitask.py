@@ -55,11 +55,9 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
     def __sklearn_is_fitted__(self):
         return hasattr(self, "components_per_task_")
 
-    def _fit_problem(self, X, triplets, task_offsets, basis,
-                     incremental=False):
+    def _fit_problem(self, X, triplets, task_offsets, basis, run=None):
         """Learn ``W`` on index triplets grouped by task (see ``_solve``)."""
-        self.weights_ = self._solve(X, triplets, task_offsets, basis,
-                                    incremental)
+        self.weights_ = self._solve(X, triplets, task_offsets, basis, run)
         active = self.weights_.any(axis=0)
         self.active_basis_ = np.flatnonzero(active)
         self.n_active_basis_ = int(active.sum())
@@ -489,8 +487,7 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         self : MultiTaskSCML_Supervised
         """
         require_tasks(self, tasks, "sample", "SCML_Supervised")
-        return self._partial_fit("_labels_problem", X, y, tasks,
-                                 incremental=True)
+        return self._partial_fit("_labels_batch", X, y, tasks)
 
 
 class MultiTaskSCML(_BuildsProblems, _BaseMultiTaskSCML,
