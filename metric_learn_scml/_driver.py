@@ -528,8 +528,12 @@ def path_basis(settings, X, y, random_state):
     return build if settings.basis == "triplet_diffs" else build()
 
 
+def silent(message):
+    """A ``progress`` that hears nothing."""
+
+
 def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
-                progress=None):
+                progress=silent):
     """Fit ``X[fit]`` along ``betas`` by RDA and score on ``X[held]``.
 
     ``betas`` defaults to :func:`beta_grid` relative to the ``beta_max`` of
@@ -557,9 +561,8 @@ def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
             return None
         betas = beta_grid(largest)
     weights, _ = path.solve(betas, settings.rda, "rda", rng)
-    if progress is not None:
-        progress("    %d betas fitted on %d triplets; scoring ..." % (
-            len(betas), path.triplet_pairs.shape[0]))
+    progress("    %d betas fitted on %d triplets; scoring ..." % (
+        len(betas), path.triplet_pairs.shape[0]))
     triplets = held_out_triplets(X[fit], y[fit], X[held], y[held],
                                  settings.k_genuine, settings.k_impostor)
     return (np.asarray(betas),) + held_out_scores(
@@ -620,7 +623,7 @@ class BetaSelection(NamedTuple):
 
 def select_beta(X, y, settings, random_state=None,
                 max_fit_points=MAX_SELECTION_POINTS,
-                max_scored_points=MAX_VALIDATION_POINTS, progress=None):
+                max_scored_points=MAX_VALIDATION_POINTS, progress=silent):
     """``beta='auto'``: the beta whose model does best on held-out points.
 
     A stratified ``VALIDATION_FRACTION`` of the points is held out; the
@@ -682,8 +685,7 @@ def select_beta(X, y, settings, random_state=None,
         if held.shape[0] > max_scored_points + classes.shape[0]:
             held = train_test_split(held, train_size=max_scored_points,
                                     stratify=y[held], random_state=rng)[0]
-        if progress is not None:
-            progress("  the path on %d points ..." % fit.shape[0])
+        progress("  the path on %d points ..." % fit.shape[0])
         # Every cut scores the first cut's grid: its errors then add up
         # point by point.
         scores = path_scores(X, y, fit, held, settings, betas,
@@ -700,9 +702,7 @@ def select_beta(X, y, settings, random_state=None,
     mistakes, euclidean = np.hstack(mistakes), np.concatenate(euclidean)
     n_scored = euclidean.shape[0]
     errors = mistakes.mean(axis=1)
-    if progress is not None:
-        progress("  %d betas scored on %d held-out points" % (
-            len(betas), n_scored))
+    progress("  %d betas scored on %d held-out points" % (len(betas), n_scored))
     return BetaSelection(
         best_beta(betas, mistakes), betas, errors,
         np.sum(triplet_errors, axis=0) / n_scored,

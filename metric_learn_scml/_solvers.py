@@ -295,6 +295,61 @@ def rda_state_for(state, weights, beta, gamma):
     return RDAState(raw / scale, state.iteration, scale, state.task_steps)
 
 
+class SampledBatches:
+    """RDA's batches: ``batch_size`` triplets of every task, drawn
+    uniformly at each step, and the sum of their hinge subgradients."""
+
+    def __init__(self, differences, triplet_pairs, task_offsets, batch_size,
+                 random_state):
+        self.differences, self.triplet_pairs = differences, triplet_pairs
+        self.task_offsets = np.asarray(task_offsets)
+        self.batch_size, self.random_state = batch_size, random_state
+
+    def draw(self, n_steps):
+        """The triplet vectors of ``n_steps`` steps' batches, one
+        ``(T, b, K)`` array a step (:func:`triplet_vectors`)."""
+        sizes = np.diff(self.task_offsets)
+        draws = (self.random_state.random_sample(
+            (n_steps, sizes.shape[0], self.batch_size))
+            * sizes[None, :, None]).astype(np.intp)
+        draws += self.task_offsets[None, :-1, None]
+        # (A task without triplets, in a partial_fit batch, draws past the
+        # last; its step is zeroed.)
+        np.minimum(draws, self.triplet_pairs.shape[0] - 1, out=draws)
+        return triplet_vectors(self.differences, self.triplet_pairs, draws)
+
+    @staticmethod
+    def subgradient(weights, gradients):
+        """Per task and beta, the sum of the batch's hinge subgradients at
+        ``weights`` (T, L, K): the triplet vectors whose margin
+        :math:`w^T g` exceeds -1."""
+        # Batched matrix products in the table's precision: several times
+        # faster than einsum on mixed float32/float64 operands.
+        violated = (weights.astype(gradients.dtype)
+                    @ gradients.swapaxes(1, 2)
+                    > -1.0).astype(gradients.dtype)              # (T, L, b)
+        return violated @ gradients
+
+
+class WholeBatches:
+    """A batch that covers the largest task, taken as its expectation:
+    each step is one pass over the triplets through the pair table (a
+    task's batch of ``b`` draws from its ``N_t`` triplets sums to
+    ``b / N_t`` times their subgradients), instead of ``b`` gathered
+    triplet vectors."""
+
+    def __init__(self, problem, batch_size):
+        self.problem, self.share = problem, batch_size * problem.upper
+
+    def draw(self, n_steps):
+        return range(n_steps)
+
+    def subgradient(self, weights, _):
+        violated = self.problem.margins(np.swapaxes(weights, 0, 1)) > 0
+        return np.stack([self.problem.gradient(row * self.share)
+                         for row in violated], axis=1)
+
+
 def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
         batch_size=32, max_iter=20000, eval_every=250, tol=1e-3,
         n_iter_no_change=4, random_state=None, verbose=False, name="SCML",
@@ -390,9 +445,8 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     # Tasks without triplets here (partial_fit) draw nothing and take no
     # step: each task's mean is over its own steps (task_iterate).
     present = task_sizes > 0
-    all_present = bool(present.all())
     first_steps = state.steps()
-    uneven = not all_present or bool((first_steps != start).any())
+    uneven = not present.all() or bool((first_steps != start).any())
     # The loop keeps, per task and beta, the sum of the unnormalised batch
     # subgradients (rda_iterate): b * s * t_j times the task's mean.
     unit = batch_size * scale
@@ -422,40 +476,19 @@ def rda(differences, triplet_pairs, task_offsets, beta, gamma=1.0,
     n_iter = np.full(n_betas, start)
     live = np.arange(n_betas)
     iteration = start
-    # A batch that covers the largest task is taken as its expectation: each
-    # step is then one pass over the triplets, through the pair table
-    # (a task's batch of b draws from its N_t triplets sums to b / N_t
-    # times their subgradients), instead of b gathered triplet vectors.
-    whole = (HingeProblem(differences, triplet_pairs, task_offsets)
-             if batch_size >= task_sizes.max() else None)
-    if whole is not None:
-        share = batch_size * whole.upper
+    batches = (WholeBatches(HingeProblem(differences, triplet_pairs,
+                                         task_offsets), batch_size)
+               if batch_size >= task_sizes.max() else
+               SampledBatches(differences, triplet_pairs, task_offsets,
+                              batch_size, rng))
     while iteration < start + max_iter and live.shape[0]:
         block = min(eval_every, start + max_iter - iteration)
-        if whole is None:
-            draws = (rng.random_sample((block, n_tasks, batch_size))
-                     * task_sizes[None, :, None]).astype(np.intp)
-            draws += task_offsets[None, :-1, None]
-            if not all_present:
-                np.minimum(draws, triplet_pairs.shape[0] - 1, out=draws)
         running_total, running = total[:, live], weights[:, live]
         running_betas = batch_betas[:, live]
-        for gradients in (triplet_vectors(differences, triplet_pairs, draws)
-                          if whole is None else range(block)):  # (T, b, K)
+        for batch in batches.draw(block):
             iteration += 1
-            if whole is None:
-                # Batched matrix products in the table's precision: several
-                # times faster than einsum on mixed float32/float64 operands.
-                violated = (running.astype(gradients.dtype)
-                            @ gradients.swapaxes(1, 2)
-                            > -1.0).astype(gradients.dtype)      # (T, L, b)
-                step = violated @ gradients                     # (T, L, K)
-            else:
-                violated = whole.margins(np.swapaxes(running, 0, 1)) > 0
-                step = np.stack([whole.gradient(row * share)
-                                 for row in violated], axis=1)
-            if not all_present:
-                step[~present] = 0.0
+            step = batches.subgradient(running, batch)          # (T, L, K)
+            step[~present] = 0.0
             running_total += step
             running = iterate(running_total, iteration, running_betas)
         total[:, live], weights[:, live] = running_total, running
