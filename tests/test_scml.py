@@ -807,7 +807,7 @@ def test_selection_finds_a_known_beta():
     assert knn_error(X[:600], y[:600], X[600:], y[600:]) > 0.1
 
 
-def test_euclidean_wins_only_beyond_one_standard_error():
+def test_euclidean_wins_where_it_errs_less_than_every_beta():
     from metric_learn_scml._driver import euclidean_wins, held_out_mistakes
     X_fit = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
     y_fit = np.array([0, 0, 0, 1, 1, 1])
@@ -816,13 +816,31 @@ def test_euclidean_wins_only_beyond_one_standard_error():
     euclidean = held_out_mistakes(X_fit, y_fit, X_held, y_held).mean()
     assert euclidean == 0.0
     assert held_out_mistakes(X_fit, y_fit, X_held, 1 - y_held).all()
-    assert euclidean_wins(0.3, euclidean, 100)
-    # 1 SE of an error of 0.005 on 100 points is 0.007, more than the gap
-    # to Euclidean's 0; of 0.03, 0.017, less than the gap.
-    assert not euclidean_wins(0.005, euclidean, 100)
-    assert euclidean_wins(0.03, euclidean, 100)
-    # the same gap on fewer points is within the spread
-    assert not euclidean_wins(0.03, euclidean, 20)
+    # any lower error wins, however few the points; a tie keeps the metric
+    assert euclidean_wins(0.01, euclidean)
+    assert euclidean_wins(0.3, 0.29)
+    assert not euclidean_wins(0.0, euclidean)
+    assert not euclidean_wins(0.2, 0.25)
+
+
+def test_choice_of_beta_with_fewer_points_a_class_than_a_fifth_holds():
+    # 20 isotropic classes of 4 points: a stratified fifth (16 points)
+    # cannot hold one of each, and the choice used to be skipped (beta
+    # 1e-5, no held-out check against the Euclidean metric, a warning).
+    # Folds that hold out a point of each class in turn score every point.
+    from sklearn.datasets import make_blobs
+    from metric_learn_scml._driver import N_BETAS, select_beta
+    X, y = make_blobs(80, 10, centers=20, cluster_std=4.0,
+                      center_box=(-10, 10), random_state=34)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        found = select_beta(X, y, _selection_settings(10), 0)
+    assert found.reason is None and found.betas.shape[0] == N_BETAS
+    assert found.n_scored == 80 and found.mistakes.shape == (N_BETAS, 80)
+    # a class of two points cannot both leave two to fit and be held out
+    found = select_beta(np.vstack([X, X[:2] + 0.1]), np.r_[y, 99, 99],
+                        _selection_settings(10), 0)
+    assert found.reason is not None and "three points" in found.reason
 
 
 @pytest.mark.parametrize("cause", ["held-out", "no element"])
@@ -1318,8 +1336,8 @@ def test_auto_beta_leaves_single_point_classes_out_of_the_choice(iris):
                                                    [0, 0, 1, 1, 2, 2])
     assert tiny.beta_ == 1e-5 and tiny.beta_path_.shape[0] == 0
     # (The count named every class, not those of two points or more.)
-    with pytest.warns(UserWarning, match=r"\(1 of 2 classes have two points "
-                      r"or more, among 4 points"):
+    with pytest.warns(UserWarning, match=r"\(1 of 2 classes have three "
+                      r"points or more, among 4 points"):
         SCML_Supervised(random_state=0).fit(X[[0, 1, 2, 50]], [0, 0, 0, 1])
 
 
