@@ -198,6 +198,10 @@ class _SCMLEstimator(_MetricLearner):
     solved weights into its metric in ``_fit_problem``.
     """
 
+    # Whether a fit keeps the Euclidean metric where the choice of beta
+    # prefers it (mt-SCML has no single metric to replace).
+    _keeps_euclidean = True
+
     _tuple_size = 3
     # The local learners have no linear embedding to truncate.
     n_components = None

@@ -657,28 +657,31 @@ def select_beta(X, y, settings, random_state=None,
     # of the metrics and of the data's own coordinates) loses the offset's
     # digits; the choice is the same for the data moved to their mean.
     X = centred(X)
-    classes, counts = np.unique(y, return_counts=True)
-    if counts.min() < 2 and (counts >= 2).sum() >= 2:
-        # A class of one point can be neither held out nor a target: the
-        # choice rests on the other classes (the fit keeps every point).
-        kept = np.isin(y, classes[counts >= 2])
-        X, y = X[kept], y[kept]
-        classes, counts = np.unique(y, return_counts=True)
+    given = np.unique(y, return_counts=True)[1]
+    # A class of one point can be neither held out nor a target: the
+    # choice rests on the other classes (the fit keeps every point).
+    X, y, classes, counts = classes_of_at_least(X, y, 2)
     n_held = int(np.ceil(VALIDATION_FRACTION * y.shape[0]))
     # A stratified fifth holds a point of every class and leaves two to fit;
     # with fewer points a class than that needs, the folds of a stratified
     # k-fold hold out at most one point of each class in turn, and leave
-    # two of each to fit where every class has three.
+    # two of each to fit where every class has three (the choice rests on
+    # those).
     fifth = (n_held >= classes.shape[0]
              and y.shape[0] - n_held >= 2 * classes.shape[0])
+    if not fifth:
+        X, y, classes, counts = classes_of_at_least(X, y, 3)
+        n_held = int(np.ceil(VALIDATION_FRACTION * y.shape[0]))
+        fifth = (n_held >= classes.shape[0]
+                 and y.shape[0] - n_held >= 2 * classes.shape[0])
     fewest = 2 if fifth else 3
     if counts.min() < fewest:
         return no_selection(
             "could not hold out points of every class (%d of %d classes "
             "have %s points or more, among %d points: each class needs two "
             "points left to fit and one held out%s)" % (
-                np.count_nonzero(counts >= fewest), classes.shape[0],
-                "two" if fifth else "three", y.shape[0],
+                np.count_nonzero(given >= fewest), given.shape[0],
+                "two" if fifth else "three", given.sum(),
                 "" if fifth else ", and a fifth of the points cannot hold "
                 "one of every class"))
     n_fit_points = max(max_fit_points,
@@ -692,11 +695,9 @@ def select_beta(X, y, settings, random_state=None,
     for fit, held in cuts(y, n_held, n_cuts, rng):
         # (A stratified cut must leave out at least a point of every class.)
         if fit.shape[0] >= n_fit_points + classes.shape[0]:
-            fit = train_test_split(fit, train_size=n_fit_points,
-                                   stratify=y[fit], random_state=rng)[0]
+            fit = stratified_part(fit, y, n_fit_points, rng)
         if held.shape[0] > max_scored_points + classes.shape[0]:
-            held = train_test_split(held, train_size=max_scored_points,
-                                    stratify=y[held], random_state=rng)[0]
+            held = stratified_part(held, y, max_scored_points, rng)
         progress("  the path on %d points ..." % fit.shape[0])
         # Every cut scores the first cut's grid: its errors then add up
         # point by point.
@@ -720,6 +721,36 @@ def select_beta(X, y, settings, random_state=None,
         np.sum(triplet_errors, axis=0) / n_scored,
         euclidean_wins(errors.min(), euclidean.mean()),
         float(euclidean.mean()), n_scored, mistakes=mistakes)
+
+
+def classes_of_at_least(X, y, fewest):
+    """``(X, y, classes, counts)`` less the classes of fewer than ``fewest``
+    points, where two classes or more have that many (else as they are)."""
+    classes, counts = np.unique(y, return_counts=True)
+    if counts.min() < fewest and (counts >= fewest).sum() >= 2:
+        kept = np.isin(y, classes[counts >= fewest])
+        X, y = X[kept], y[kept]
+        classes, counts = np.unique(y, return_counts=True)
+    return X, y, classes, counts
+
+
+def stratified_part(indices, y, size, random_state):
+    """``size`` of ``indices``, stratified by their labels ``y[indices]``.
+
+    A class with one point among them is kept whole (scikit-learn's
+    stratified split refuses it: a class of two points of which a fold
+    holds out one).
+    """
+    _, inverse, counts = np.unique(y[indices], return_inverse=True,
+                                   return_counts=True)
+    alone = counts[inverse] < 2
+    if not alone.any():
+        return train_test_split(indices, train_size=size, stratify=y[indices],
+                                random_state=random_state)[0]
+    rest = indices[~alone]
+    return np.concatenate([indices[alone], train_test_split(
+        rest, train_size=size - np.count_nonzero(alone), stratify=y[rest],
+        random_state=random_state)[0]])
 
 
 def cuts(y, n_held, n_cuts, random_state):

@@ -246,7 +246,8 @@ class _BuildsProblems:
         members, triplets = self._mined(X, y, codes, partial,
                                         n_batch if remembered else None)
         if self.beta_ is None:
-            self._assign_selection(self._choose_beta, X, y, members)
+            self._assign_selection(self._choose_beta, X, y, members,
+                                   batch=True)
         renew = (remembered and isinstance(self.basis, str)
                  and X.shape[0] >= BASIS_GROWTH * self._basis_points
                  and any(t.shape[0] for t in triplets))
@@ -291,10 +292,14 @@ class _BuildsProblems:
                                self.basis, X, y, members[t], triplets[t],
                                n, self._rng), len(members))
 
-    def _assign_selection(self, choose, X, y, members):
+    def _assign_selection(self, choose, X, y, members, batch=False):
         """``beta='auto'``: one selection per task, each the one a
         single-task model of that task makes, pooled (for mt-SCML) into
-        one beta; the estimator keeps it."""
+        one beta; the estimator keeps it. The Euclidean metric is kept
+        where the selection prefers it and the learner can: a fit (not a
+        ``partial_fit`` ``batch``, whose later batches need a solver
+        state) of a generated basis, by a learner that
+        ``_keeps_euclidean``."""
         with self._log.stage("choosing %s" % self._stage_name()) as facts:
             selections = [choose(X[rows], y[rows]) for rows in members]
             selection = pool_selections(selections)
@@ -303,17 +308,19 @@ class _BuildsProblems:
                          held_out_points=selection.n_scored,
                          Euclidean_3nn_error=selection.euclidean_error,
                          chosen=selection.beta)
+        keeps = (self._keeps_euclidean and isinstance(self.basis, str)
+                 and not batch)
         failed = [t for t, one in enumerate(selections)
                   if one.reason is not None]
         if failed:
-            self._warn_unscored(selections, failed, selection)
+            self._warn_unscored(selections, failed, selection, keeps)
         self.beta_ = selection.beta
         self.beta_path_ = selection.betas
         self.validation_error_path_ = selection.errors
         self.validation_triplet_error_path_ = selection.triplet_errors
-        self.euclidean_fallback_ = selection.euclidean
+        self.euclidean_fallback_ = selection.euclidean and keeps
 
-    def _warn_unscored(self, selections, failed, selection):
+    def _warn_unscored(self, selections, failed, selection, keeps):
         """Warn that the choice of beta could not score the tasks ``failed``
         (all of one, for a single task), naming them and the fix."""
         name, stage = type(self).__name__, self._stage_name()
@@ -329,7 +336,7 @@ class _BuildsProblems:
                 "class." % (name, stage, selections[failed[0]].reason, where,
                             stage, stage), UserWarning)
             return
-        if selection.euclidean:
+        if selection.euclidean and keeps:
             warnings.warn(
                 "%s(%s='auto') %s, so the Euclidean metric is kept "
                 "(euclidean_fallback_): the labels' nearest neighbours give "

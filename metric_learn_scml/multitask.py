@@ -52,6 +52,8 @@ class _BaseMultiTaskSCML(_SCMLEstimator):
     gives one task's metric as one.
     """
 
+    _keeps_euclidean = False
+
     def __sklearn_is_fitted__(self):
         return hasattr(self, "components_per_task_")
 

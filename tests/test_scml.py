@@ -837,10 +837,16 @@ def test_choice_of_beta_with_fewer_points_a_class_than_a_fifth_holds():
         found = select_beta(X, y, _selection_settings(10), 0)
     assert found.reason is None and found.betas.shape[0] == N_BETAS
     assert found.n_scored == 80 and found.mistakes.shape == (N_BETAS, 80)
-    # a class of two points cannot both leave two to fit and be held out
+    # a class of two points cannot both leave two to fit and be held out:
+    # the choice rests on the others, as it does without classes of one
     found = select_beta(np.vstack([X, X[:2] + 0.1]), np.r_[y, 99, 99],
                         _selection_settings(10), 0)
-    assert found.reason is not None and "three points" in found.reason
+    assert found.reason is None and found.n_scored == 80
+    # where no two classes have three points, no choice
+    found = select_beta(X[:6], np.repeat([0, 1, 2], 2), _selection_settings(10),
+                        0)
+    assert found.reason is not None and "0 of 3 classes have three" in (
+        found.reason)
 
 
 @pytest.mark.parametrize("cause", ["held-out", "no element"])
@@ -865,6 +871,35 @@ def test_auto_beta_falls_back_to_the_euclidean_metric(wine_split,
             fixed = SCML_Supervised(beta=1e6,
                                     random_state=0).fit(X_train, y_train)
         assert not fixed.weights_.any() and not fixed.euclidean_fallback_
+
+
+def test_only_learners_that_fall_back_report_the_euclidean_metric(
+        wine_split, pin_auto_beta):
+    # mt-SCML (one task here) has no Euclidean fallback, and a basis array
+    # is always the model asked for: the choice's verdict made them report
+    # euclidean_fallback_ (and warn "the Euclidean metric is kept") over a
+    # learned metric.
+    from metric_learn_scml import MultiTaskSCML_Supervised
+    X_train, _, y_train, _ = wine_split
+    pin_auto_beta(1e-3, euclidean=True)
+    mt = MultiTaskSCML_Supervised(random_state=0).fit(
+        X_train, y_train, np.zeros(y_train.shape[0]))
+    assert not mt.euclidean_fallback_ and mt.weights_.any()
+    given = SCML_Supervised(basis=np.eye(13), random_state=0).fit(X_train,
+                                                                 y_train)
+    assert not given.euclidean_fallback_ and given.weights_.any()
+
+
+def test_choice_of_beta_keeps_classes_of_one_point_out_of_a_stratified_part():
+    # A class of two points, one held out, left one point in the fit part,
+    # which scikit-learn's stratified split (the fit part's cap) refused.
+    from metric_learn_scml._driver import select_beta
+    rng = np.random.RandomState(0)
+    X = np.vstack([rng.randn(200, 3), rng.randn(2, 3) + 5,
+                   rng.randn(2, 3) - 5])
+    y = np.r_[np.zeros(200, int), 1, 1, 2, 2]
+    found = select_beta(X, y, _selection_settings(3), 0, max_fit_points=50)
+    assert found.reason is None and found.mistakes.shape[1] == 204
 
 
 def test_auto_beta_keeps_the_learned_metric_where_it_is_better(wine_split):
