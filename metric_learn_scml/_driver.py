@@ -638,11 +638,12 @@ def select_beta(X, y, settings, random_state=None,
     every point (:func:`cuts`); above ``k * MIN_SCORED_POINTS`` points one
     cut is scored. :func:`best_beta` chooses from the pooled per-point
     mistakes. The Euclidean metric is preferred where its held-out 3-NN
-    error is lower than every beta's (:func:`euclidean_wins`). Where a
-    stratified fifth cannot hold a point of every class, the folds hold
-    out at most a point of each class in turn. Where no class can spare a
-    point, or some class has fewer than the three points such folds need,
-    ``FALLBACK_BETA`` is returned with a ``reason`` and no record; where the part fitted keeps
+    error is lower than every beta's (:func:`euclidean_wins`). Classes of
+    one point are left out of the choice; where a stratified fifth cannot
+    hold a point of every class, the folds hold out at most a point of
+    each class in turn, and classes of fewer than three points are left
+    out too. Where fewer than two classes are left, ``FALLBACK_BETA`` is
+    returned with a ``reason`` and no record; where the part fitted keeps
     no element at any beta (none lowers its triplets' loss), the Euclidean
     metric is preferred, with a ``reason``: a metric learned on all the
     points at ``FALLBACK_BETA`` would have no held-out check (200 generated
