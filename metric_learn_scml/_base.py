@@ -198,8 +198,7 @@ class _SCMLEstimator(_MetricLearner):
     solved weights into its metric in ``_fit_problem``.
     """
 
-    # Whether a fit keeps the Euclidean metric where the choice of beta
-    # prefers it (mt-SCML has no single metric to replace).
+    # mt-SCML has no single metric for its choice of beta to replace.
     _keeps_euclidean = True
 
     _tuple_size = 3
