@@ -324,17 +324,15 @@ class _BuildsProblems:
         """Warn that the choice of beta could not score the tasks ``failed``
         (all of one, for a single task), naming them and the fix."""
         name, stage = type(self).__name__, self._stage_name()
-        where = ""
-        if len(selections) > 1:
-            where = " on task%s %s" % (
-                "s" if len(failed) > 1 else "",
-                ", ".join(repr(plain(self.tasks_[t])) for t in failed))
+        said = "; ".join(
+            selections[t].reason + ("" if len(selections) == 1 else
+                                    " on task %r" % (plain(self.tasks_[t]),))
+            for t in failed)
         if selection.reason is None:
             warnings.warn(
-                "%s(%s='auto') %s%s, so %s_ is chosen on the held-out points "
+                "%s(%s='auto') %s, so %s_ is chosen on the held-out points "
                 "of the other tasks. Give %s a value, or more points per "
-                "class." % (name, stage, selections[failed[0]].reason, where,
-                            stage, stage), UserWarning)
+                "class." % (name, stage, said, stage, stage), UserWarning)
             return
         if selection.euclidean and keeps:
             warnings.warn(
@@ -345,10 +343,10 @@ class _BuildsProblems:
                     name, stage, selection.reason, stage), UserWarning)
             return
         warnings.warn(
-            "%s(%s='auto') %s%s, so %s=%g is used, without the held-out check "
+            "%s(%s='auto') %s, so %s=%g is used, without the held-out check "
             "against the Euclidean metric. Give %s a value, or more points "
-            "per class." % (name, stage, selection.reason, where, stage,
-                            selection.beta, stage), UserWarning)
+            "per class." % (name, stage, said, stage, selection.beta, stage),
+            UserWarning)
 
 
 class _FromTriplets(_BuildsProblems):

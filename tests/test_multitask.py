@@ -625,6 +625,18 @@ def test_per_task_warnings_name_the_learner_and_the_task(fitted):
         named.transform(X[:2], task=tasks[0])
 
 
+def test_unscored_tasks_are_each_named_with_their_own_reason():
+    # Several tasks too small to score were named together with the
+    # first one's counts.
+    X, y = make_classification(509, 8, n_informative=5, n_redundant=0,
+                               random_state=0)
+    tasks = np.array(["a"] * 5 + ["b"] * 4 + ["big"] * 500)
+    y[:9] = [0, 0, 1, 1, 0, 0, 1, 0, 1]
+    with pytest.warns(UserWarning, match=r"among 5 points.*on task 'a'; .*"
+                      r"among 4 points.*on task 'b', so beta_ is chosen"):
+        MultiTaskSCML_Supervised(random_state=0).fit(X, y, tasks)
+
+
 def test_auto_beta_pools_the_tasks_it_could_score_and_names_the_others():
     # One task of 5 points (too few to hold any out) switched the choice
     # off for every task, with a warning that named no task.
