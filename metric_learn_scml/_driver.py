@@ -662,19 +662,15 @@ def select_beta(X, y, settings, random_state=None,
     # A class of one point can be neither held out nor a target: the
     # choice rests on the other classes (the fit keeps every point).
     X, y, classes, counts = classes_of_at_least(X, y, 2)
-    n_held = int(np.ceil(VALIDATION_FRACTION * y.shape[0]))
     # A stratified fifth holds a point of every class and leaves two to fit;
     # with fewer points a class than that needs, the folds of a stratified
     # k-fold hold out at most one point of each class in turn, and leave
     # two of each to fit where every class has three (the choice rests on
     # those).
-    fifth = (n_held >= classes.shape[0]
-             and y.shape[0] - n_held >= 2 * classes.shape[0])
+    n_held, fifth = held_fifth(y.shape[0], classes.shape[0])
     if not fifth:
         X, y, classes, counts = classes_of_at_least(X, y, 3)
-        n_held = int(np.ceil(VALIDATION_FRACTION * y.shape[0]))
-        fifth = (n_held >= classes.shape[0]
-                 and y.shape[0] - n_held >= 2 * classes.shape[0])
+        n_held, fifth = held_fifth(y.shape[0], classes.shape[0])
     fewest = 2 if fifth else 3
     if counts.min() < fewest:
         return no_selection(
@@ -722,6 +718,14 @@ def select_beta(X, y, settings, random_state=None,
         np.sum(triplet_errors, axis=0) / n_scored,
         euclidean_wins(errors.min(), euclidean.mean()),
         float(euclidean.mean()), n_scored, mistakes=mistakes)
+
+
+def held_fifth(n_points, n_classes):
+    """The points a ``VALIDATION_FRACTION`` holds out, and whether a
+    stratified cut of that many holds one of every class and leaves two of
+    each to fit."""
+    n_held = int(np.ceil(VALIDATION_FRACTION * n_points))
+    return n_held, n_held >= n_classes and n_points - n_held >= 2 * n_classes
 
 
 def classes_of_at_least(X, y, fewest):
