@@ -73,7 +73,7 @@ from ._problem import (HingeProblem, SquaredDifferences, active_columns,
                        pair_index, penalty_for, report, scaled_differences,
                        triplet_scale)
 from ._solvers import components_from_weights, rda, rda_state_for, rda_work
-from ._triplets import labels_basis, triplets_from_labels
+from ._triplets import combinations, labels_basis, triplets_from_labels
 
 
 class PairProblem(NamedTuple):
@@ -455,11 +455,7 @@ def held_out_triplets(X_fit, y_fit, X_held, y_held, k_genuine, k_impostor):
             X_fit[same]).kneighbors(X_held[anchors], return_distance=False)]
         impostors = other[NearestNeighbors(n_neighbors=n_impostors).fit(
             X_fit[other]).kneighbors(X_held[anchors], return_distance=False)]
-        per_anchor = n_targets * n_impostors
-        blocks.append(np.column_stack([
-            np.repeat(anchors, per_anchor),
-            np.repeat(targets, n_impostors, axis=1).ravel(),
-            np.tile(impostors, (1, n_targets)).ravel()]))
+        blocks.append(combinations(anchors, targets, impostors))
     triplets = (np.concatenate(blocks) if blocks
                 else np.zeros((0, 3), dtype=np.intp))
     return triplets[:, 0], triplets[:, 1], triplets[:, 2]

@@ -166,6 +166,17 @@ def _exact_neighbours(X, class_index, members_of, anchors_of, k_genuine,
         yield positions, targets, impostors
 
 
+def combinations(anchors, targets, impostors):
+    """The triplets ``(anchor, target, impostor)`` of every anchor with each
+    of its targets (row of ``targets``) and impostors (row of
+    ``impostors``): ``n_targets * n_impostors`` rows an anchor, in order."""
+    n_targets, n_impostors = targets.shape[1], impostors.shape[1]
+    return np.column_stack([
+        np.repeat(anchors, n_targets * n_impostors),
+        np.repeat(targets, n_impostors, axis=1).ravel(),
+        np.tile(impostors, (1, n_targets)).ravel()])
+
+
 def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
                          random_state=None, max_anchors=MAX_ANCHORS,
                          anchors=None, progress=None):
@@ -313,13 +324,7 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
             continue
         if positions is not None:
             members = members[positions]
-        n_impostors = impostors.shape[1]
-        per_anchor = targets.shape[1] * n_impostors
-        blocks.append(np.column_stack([
-            np.repeat(members, per_anchor),
-            np.repeat(targets, n_impostors, axis=1).ravel(),
-            np.tile(impostors, (1, targets.shape[1])).ravel(),
-        ]))
+        blocks.append(combinations(members, targets, impostors))
     if not blocks:
         raise ValueError(
             "Every class of y has a single member, so no point has a same-class "

@@ -239,6 +239,15 @@ def check_tuples(estimator, tuples, tuple_size):
     return check_magnitude(name_of(estimator), tuples)
 
 
+def keep_parameters(estimator, given):
+    """Store each constructor argument as the attribute of its name, as
+    scikit-learn's ``get_params`` reads them back (``given``: the
+    ``__init__``'s ``locals()``; nothing is checked or changed here)."""
+    for name, value in given.items():
+        if name != "self":
+            setattr(estimator, name, value)
+
+
 def name_of(who):
     """The name errors give: a string as it is, an estimator's class name
     (as scikit-learn's ``check_array(estimator=...)`` takes either)."""
@@ -684,7 +693,17 @@ def task_codes(tasks, known, n_expected, what):
     return np.searchsorted(known, tasks)
 
 
-class Interval:
+class Constraint:
+    """What a hyper-parameter may be: its type (``accepts_type``, told to
+    the user by ``describe``) and, for a value of that type, its range
+    (``range_error``: the message, or None where the value is in range:
+    any value of the type, unless a subclass says otherwise)."""
+
+    def range_error(self, name, value):
+        return None
+
+
+class Interval(Constraint):
     """A real number (or an integer) in a range: ``low <= value <= high``.
 
     ``low_inclusive=False`` makes the lower bound strict. ``bool`` is never
@@ -718,7 +737,7 @@ class Interval:
         return None
 
 
-class Options:
+class Options(Constraint):
     """One of a fixed set of strings."""
 
     def __init__(self, *options):
@@ -734,7 +753,7 @@ class Options:
         return None if value in self.options else "not one of the options"
 
 
-class Flag:
+class Flag(Constraint):
     """``True`` or ``False`` (numpy's bools too)."""
 
     def describe(self):
@@ -743,11 +762,8 @@ class Flag:
     def accepts_type(self, value):
         return isinstance(value, (bool, np.bool_))
 
-    def range_error(self, name, value):
-        return None
 
-
-class ArrayLike:
+class ArrayLike(Constraint):
     """Anything but a string or None (checked where it is used)."""
 
     def __init__(self, shape=""):
@@ -759,11 +775,8 @@ class ArrayLike:
     def accepts_type(self, value):
         return not isinstance(value, str) and value is not None
 
-    def range_error(self, name, value):
-        return None
 
-
-class HasMethods:
+class HasMethods(Constraint):
     """An object with the given methods (an estimator of a given kind)."""
 
     def __init__(self, *methods, what="an object"):
@@ -778,11 +791,8 @@ class HasMethods:
         return not isinstance(value, type) and all(
             callable(getattr(value, name, None)) for name in self.methods)
 
-    def range_error(self, name, value):
-        return None
 
-
-class IterableOf:
+class IterableOf(Constraint):
     """An iterable other than a string (its items checked where it is used).
 
     Never iterated here: a generator stays unconsumed for the fit.
@@ -796,9 +806,6 @@ class IterableOf:
 
     def accepts_type(self, value):
         return isinstance(value, Iterable) and not isinstance(value, str)
-
-    def range_error(self, name, value):
-        return None
 
 
 def parameter_constraints(cls):

@@ -45,7 +45,8 @@ from ._pipelines import _FromLabels, _FromTriplets
 from ._problem import pair_index, report, scaled_differences
 from ._validation import (Interval, Options, check_index_triplets,
                           check_metric_points, check_parameter_array,
-                          check_tuples, refuse_pairs, warn_score_pairs)
+                          check_tuples, keep_parameters, refuse_pairs,
+                          warn_score_pairs)
 
 
 class _LocalModel(_SCMLEstimator):
@@ -574,24 +575,7 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
                  max_iter=20000, output_iter=250, batch_size=32, tol=1e-3,
                  n_iter_no_change=4, solver="auto", verbose=False,
                  preprocessor=None, random_state=None):
-        self.beta = beta
-        self.global_beta = global_beta
-        self.basis = basis
-        self.n_basis = n_basis
-        self.embedding_dim = embedding_dim
-        self.learning_rate = learning_rate
-        self.embedding_method = embedding_method
-        self.n_landmarks = n_landmarks
-        self.gamma = gamma
-        self.max_iter = max_iter
-        self.output_iter = output_iter
-        self.batch_size = batch_size
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.solver = solver
-        self.verbose = verbose
-        self.preprocessor = preprocessor
-        self.random_state = random_state
+        keep_parameters(self, locals())
 
     def decision_function(self, triplets):
         """``d(a, c) - d(a, b)`` of each triplet, under the metric of ``a``
@@ -777,23 +761,4 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto", verbose=False,
                  preprocessor=None, random_state=None):
-        self.k_genuine = k_genuine
-        self.k_impostor = k_impostor
-        self.beta = beta
-        self.global_beta = global_beta
-        self.basis = basis
-        self.n_basis = n_basis
-        self.embedding_dim = embedding_dim
-        self.learning_rate = learning_rate
-        self.embedding_method = embedding_method
-        self.n_landmarks = n_landmarks
-        self.gamma = gamma
-        self.max_iter = max_iter
-        self.output_iter = output_iter
-        self.batch_size = batch_size
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.solver = solver
-        self.verbose = verbose
-        self.preprocessor = preprocessor
-        self.random_state = random_state
+        keep_parameters(self, locals())

@@ -39,9 +39,9 @@ from ._base import _LinearMetric, _MetricLearner, _SCMLEstimator
 from ._defaults import DEFAULT_MEMORY, fill
 from ._pipelines import _BuildsProblems, _IncrementalFromLabels
 from ._solvers import components_from_weights
-from ._validation import (Interval, Options, checked_input, require_tasks,
-                          single_threaded, task_codes, triplet_classifier_tags,
-                          warn_score_pairs)
+from ._validation import (Interval, Options, checked_input, keep_parameters,
+                          require_tasks, single_threaded, task_codes,
+                          triplet_classifier_tags, warn_score_pairs)
 
 
 class _BaseMultiTaskSCML(_SCMLEstimator):
@@ -425,23 +425,7 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
                  batch_size=32, tol=1e-3, n_iter_no_change=4, solver="rda",
                  partial_fit_memory=DEFAULT_MEMORY, verbose=False,
                  preprocessor=None, random_state=None, n_components=None):
-        self.k_genuine = k_genuine
-        self.k_impostor = k_impostor
-        self.beta = beta
-        self.basis = basis
-        self.n_basis = n_basis
-        self.gamma = gamma
-        self.max_iter = max_iter
-        self.output_iter = output_iter
-        self.batch_size = batch_size
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.solver = solver
-        self.partial_fit_memory = partial_fit_memory
-        self.verbose = verbose
-        self.preprocessor = preprocessor
-        self.random_state = random_state
-        self.n_components = n_components
+        keep_parameters(self, locals())
 
     @single_threaded
     def fit(self, X, y, tasks):
@@ -575,20 +559,7 @@ class MultiTaskSCML(_BuildsProblems, _BaseMultiTaskSCML,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="rda", verbose=False,
                  preprocessor=None, random_state=None, n_components=None):
-        self.beta = beta
-        self.basis = basis
-        self.n_basis = n_basis
-        self.gamma = gamma
-        self.max_iter = max_iter
-        self.output_iter = output_iter
-        self.batch_size = batch_size
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.solver = solver
-        self.verbose = verbose
-        self.preprocessor = preprocessor
-        self.random_state = random_state
-        self.n_components = n_components
+        keep_parameters(self, locals())
 
     @single_threaded
     def fit(self, triplets, tasks):
@@ -741,8 +712,7 @@ class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     transform = _LinearMetric.transform
 
     def __init__(self, components, preprocessor=None):
-        self.components = components
-        self.preprocessor = preprocessor
+        keep_parameters(self, locals())
 
     def fit(self, X=None, y=None):
         """Check ``X`` (if given) against the metric; nothing is learned.

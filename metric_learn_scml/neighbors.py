@@ -274,10 +274,9 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         validate_value("n_neighbors", n_neighbors, [Interval("int", low=1)])
         if X is None:
             self._refuse_tasks(tasks, training=True)
-            distances, indices = self._training_neighbours(n_neighbors)
         else:
             X, tasks = self._check_predict_input(X, tasks)
-            distances, indices = self._neighbours(X, tasks, n_neighbors)
+        distances, indices = self._neighbours(X, tasks, n_neighbors)
         return (distances, indices) if return_distance else indices
 
     @staticmethod
@@ -292,42 +291,30 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
                                   if own else ""))
 
     def _neighbours(self, X, tasks, n_neighbors):
+        """k-NN of the queries ``X`` (None: the training points, each left
+        out of its own neighbours)."""
+        own = X is None
+        if self.kind_ == "local":
+            return self._local_neighbours(self._X_fit if own else X,
+                                          n_neighbors, 0 if own else None)
         if self.kind_ == "global":
             self._check_neighbours(n_neighbors, self._y_index.shape[0],
-                                   "training points")
-            return self._knn.kneighbors(self.estimator_.transform(X),
-                                        n_neighbors)
-        if self.kind_ == "local":
-            return self._local_neighbours(X, n_neighbors, leave_out=None)
-        distances = np.empty((X.shape[0], n_neighbors))
-        indices = np.empty((X.shape[0], n_neighbors), dtype=np.intp)
-        for task in np.unique(tasks):
-            rows = np.flatnonzero(tasks == task)
-            members, model, knn = self._task_models[task]
-            self._check_neighbours(n_neighbors, members.shape[0],
-                                   "training points of task %r" % (plain(task),))
-            distance, index = knn.kneighbors(model.transform(X[rows]),
-                                             n_neighbors)
-            distances[rows], indices[rows] = distance, members[index]
-        return distances, indices
-
-    def _training_neighbours(self, n_neighbors):
-        if self.kind_ == "global":
-            self._check_neighbours(n_neighbors, self._y_index.shape[0],
-                                   "training points", own=True)
-            return self._knn.kneighbors(None, n_neighbors)
-        if self.kind_ == "local":
-            return self._local_neighbours(self._X_fit, n_neighbors,
-                                          leave_out=0)
-        n_samples = self._y_index.shape[0]
-        distances = np.empty((n_samples, n_neighbors))
-        indices = np.empty((n_samples, n_neighbors), dtype=np.intp)
-        for task, (members, _, knn) in self._task_models.items():
+                                   "training points", own)
+            return self._knn.kneighbors(
+                None if own else self.estimator_.transform(X), n_neighbors)
+        n_queries = self._y_index.shape[0] if own else X.shape[0]
+        distances = np.empty((n_queries, n_neighbors))
+        indices = np.empty((n_queries, n_neighbors), dtype=np.intp)
+        for task, (members, model, knn) in self._task_models.items():
+            rows = members if own else np.flatnonzero(tasks == task)
+            if not rows.shape[0]:
+                continue
             self._check_neighbours(n_neighbors, members.shape[0],
                                    "training points of task %r" % (plain(task),),
-                                   own=True)
-            distance, index = knn.kneighbors(None, n_neighbors)
-            distances[members], indices[members] = distance, members[index]
+                                   own)
+            distance, index = knn.kneighbors(
+                None if own else model.transform(X[rows]), n_neighbors)
+            distances[rows], indices[rows] = distance, members[index]
         return distances, indices
 
     def _local_neighbours(self, X, n_neighbors, leave_out):

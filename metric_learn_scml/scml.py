@@ -39,7 +39,8 @@ from ._driver import (BetaSelection, LabelledPath, best_beta, beta_grid,
 from ._pipelines import _IncrementalFromLabels, _IncrementalFromTriplets
 from ._validation import (HasMethods, Interval, IterableOf, Options,
                           check_pair_labels, check_tuples, checked_input,
-                          is_pairs, single_threaded, validate_value)
+                          is_pairs, keep_parameters, single_threaded,
+                          validate_value)
 from .path import GRID_CONSTRAINTS, check_betas, checked_beta_max, cv_splits
 
 
@@ -389,20 +390,7 @@ class SCML(_PairsAndTriplets, _GlobalSCML, _TripletsClassifierMixin):
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto", verbose=False,
                  preprocessor=None, random_state=None, n_components=None):
-        self.beta = beta
-        self.basis = basis
-        self.n_basis = n_basis
-        self.gamma = gamma
-        self.max_iter = max_iter
-        self.output_iter = output_iter
-        self.batch_size = batch_size
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.solver = solver
-        self.verbose = verbose
-        self.preprocessor = preprocessor
-        self.random_state = random_state
-        self.n_components = n_components
+        keep_parameters(self, locals())
 
 
 class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
@@ -638,23 +626,7 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
                  partial_fit_memory=DEFAULT_MEMORY,
                  verbose=False, preprocessor=None, random_state=None,
                  n_components=None):
-        self.k_genuine = k_genuine
-        self.k_impostor = k_impostor
-        self.beta = beta
-        self.basis = basis
-        self.n_basis = n_basis
-        self.gamma = gamma
-        self.max_iter = max_iter
-        self.output_iter = output_iter
-        self.batch_size = batch_size
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.solver = solver
-        self.partial_fit_memory = partial_fit_memory
-        self.verbose = verbose
-        self.preprocessor = preprocessor
-        self.random_state = random_state
-        self.n_components = n_components
+        keep_parameters(self, locals())
 
 
 class SCML_SupervisedCV(SCML_Supervised):
@@ -756,27 +728,7 @@ class SCML_SupervisedCV(SCML_Supervised):
                  partial_fit_memory=DEFAULT_MEMORY,
                  verbose=False, preprocessor=None, random_state=None,
                  n_components=None):
-        self.betas = betas
-        self.n_betas = n_betas
-        self.eps = eps
-        self.cv = cv
-        self.n_jobs = n_jobs
-        self.k_genuine = k_genuine
-        self.k_impostor = k_impostor
-        self.basis = basis
-        self.n_basis = n_basis
-        self.gamma = gamma
-        self.max_iter = max_iter
-        self.output_iter = output_iter
-        self.batch_size = batch_size
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.solver = solver
-        self.partial_fit_memory = partial_fit_memory
-        self.verbose = verbose
-        self.preprocessor = preprocessor
-        self.random_state = random_state
-        self.n_components = n_components
+        keep_parameters(self, locals())
 
     _parameter_constraints = {
         **GRID_CONSTRAINTS,
