@@ -481,9 +481,12 @@ class _SCMLEstimator(_MetricLearner):
         if triplets.shape[0] == 0:
             # (The copy, with any task this batch added, is dropped.)
             warnings.warn(
-                "%s.partial_fit: this batch gives no triplet (a triplet "
-                "needs two points of a class and one of another, within a "
-                "task), so the model is unchanged." % type(self).__name__,
+                "%s.partial_fit: this batch gives no triplet (%s), so the "
+                "model is unchanged." % (type(self).__name__, (
+                    "pairs give triplets where the batch holds similar "
+                    "(y=+1) and dissimilar (y=-1) pairs both"
+                    if build == "_triplet_problem" else "a triplet needs two "
+                    "points of a class and one of another, within a task")),
                 UserWarning)
             return self
         model._fit_problem(X, triplets, offsets, basis,

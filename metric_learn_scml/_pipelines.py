@@ -37,7 +37,8 @@ from ._triplets import (default_n_basis, distinct_elements, labels_basis,
 from ._validation import (ArrayLike, Interval, Options, check_basis_array,
                           check_same_label_type, check_tuples, is_pairs,
                           single_threaded, triplet_classifier_tags,
-                          validate_supervised, validate_triplets)
+                          validate_supervised, validate_triplets,
+                          warn_unused_neighbours)
 
 # A new basis is drawn once the points it would come from are this many
 # times those of the current one: a basis of J points per class grows
@@ -213,6 +214,7 @@ class _BuildsProblems:
         codes = None if tasks is None else self._encode_tasks(
             tasks, X.shape[0], "sample")
         members, triplets = self._mined(X, y, codes)
+        warn_unused_neighbours(y, members, self.k_genuine, self.k_impostor)
         if self.beta_ is None:
             self._assign_selection(choose or self._choose_beta, X, y, members)
         with self._log.stage("building the basis") as facts:

@@ -280,6 +280,26 @@ def check_scale(who, X, distinct=True):
     check_range(name_of(who), X)
 
 
+def warn_unused_neighbours(y, members, k_genuine, k_impostor):
+    """Warn, naming the fix, where ``k_genuine`` or ``k_impostor`` is more
+    than any point has (of its class, or of other classes, in its task of
+    ``members``): the miner then takes every one it has, as with a smaller
+    value, and a larger value changes nothing."""
+    counts = [np.unique(y[rows], return_counts=True)[1] for rows in members]
+    most = {"k_genuine": (max(c.max() for c in counts) - 1,
+                          "other points of its own class (targets)"),
+            "k_impostor": (max(c.sum() - c.min() for c in counts),
+                           "points of other classes (impostors)")}
+    for name, value in (("k_genuine", k_genuine), ("k_impostor", k_impostor)):
+        if value > most[name][0]:
+            warnings.warn(
+                "%s=%d is more than the data give: no point has more than "
+                "%d %s, so each takes all it has. Set %s=%d or less "
+                "for the same triplets without this warning." % (
+                    name, value, most[name][0], most[name][1], name,
+                    max(most[name][0], 1)), UserWarning)
+
+
 def warn_feature_scales(X):
     """Warn, naming the fix, when the features' scales differ by more than
     ``SCALE_SPREAD_WARNING``. Constant features are set aside, and so are

@@ -221,7 +221,11 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
                 raise ValueError(
                     "This classifier was fitted on tasks: pass tasks= (the "
                     "task of each point) to predict, predict_proba, "
-                    "kneighbors and score.")
+                    "kneighbors and score. scikit-learn's model selection "
+                    "(cross_val_score, GridSearchCV) passes them to score "
+                    "only with metadata routing: sklearn.set_config("
+                    "enable_metadata_routing=True) and "
+                    "classifier.set_score_request(tasks=True).")
             tasks = self._check_tasks(tasks, X.shape[0])
             # (None or mixed types among them fail numpy's sort.)
             unknown = [task for task in dict.fromkeys(tasks.tolist())
@@ -397,6 +401,13 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         -------
         accuracy : float
         """
+        check_is_fitted(self, "estimator_")
+        if (self.kind_ == "multitask" and tasks is None
+                and sample_weight is not None):
+            raise ValueError(
+                "score got sample_weight but no tasks, which this classifier "
+                "needs: pass them by name, score(X, y, tasks=tasks) (the "
+                "third argument is sample_weight).")
         return accuracy_score(y, self.predict(X, tasks),
                               sample_weight=sample_weight)
 

@@ -216,6 +216,13 @@ def test_multitask_model_needs_known_tasks(tasks_data):
         knn.predict(X_test[:2], ["wide"])
     with pytest.raises(ValueError, match="pass tasks="):
         MetricKNeighborsClassifier(MultiTaskSCML_Supervised()).fit(X, y)
+    # score's third argument is sample_weight: tasks given there are named,
+    # and the missing tasks' message names scikit-learn's metadata routing.
+    _, y_test, tasks_test = tasks_data[3:]
+    with pytest.raises(ValueError, match=r"score\(X, y, tasks=tasks\)"):
+        knn.score(X_test, y_test, tasks_test)
+    with pytest.raises(ValueError, match="set_score_request"):
+        knn.score(X_test, y_test)
     with pytest.raises(ValueError, match="not a multi-task"):
         MetricKNeighborsClassifier(SCML_Supervised()).fit(X, y, tasks)
 

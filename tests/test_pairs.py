@@ -332,7 +332,10 @@ def test_partial_fit_on_pairs(pair_task):
     assert accuracy_score(y_test, model.predict(test)) > 0.85
     before = model.get_mahalanobis_matrix(), model.threshold_
     similar = y_train == 1
-    with pytest.warns(UserWarning, match="gives no triplet"):
+    # (In the words of pairs, not of labels and tasks.)
+    with pytest.warns(UserWarning, match=r"gives no triplet \(pairs give "
+                      r"triplets where the batch holds similar \(y=\+1\) "
+                      r"and dissimilar"):
         model.partial_fit(train[similar][:50], y_train[similar][:50])
     np.testing.assert_array_equal(model.get_mahalanobis_matrix(), before[0])
     assert model.threshold_ == before[1]

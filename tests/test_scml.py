@@ -360,6 +360,27 @@ def test_bad_parameters_raise_clear_errors(wine_split, params, error, match):
         SCML_Supervised(**params).fit(X_train, y_train)
 
 
+def test_neighbour_counts_no_point_can_have_warn_and_name_the_fix(iris):
+    # metric-learn warns where a class cannot give k_genuine targets; here
+    # a value larger than every point has warns (a smaller one is the same).
+    X, y = iris
+    X, y = X[:60], y[:60]   # classes of 50 and 10 points
+    for params, match in (({"k_genuine": 100}, "k_genuine=100 .* more than "
+                           "49 other points of its own class.*k_genuine=49"),
+                          ({"k_impostor": 1000}, "k_impostor=1000 .* more "
+                           "than 50 points of other classes.*k_impostor=50")):
+        with pytest.warns(UserWarning, match=match):
+            model = SCML_Supervised(beta=1e-3, random_state=0,
+                                    **params).fit(X, y)
+        same = SCML_Supervised(beta=1e-3, random_state=0, **{
+            name: int(match.rsplit("=", 1)[1]) for name in params}).fit(X, y)
+        np.testing.assert_array_equal(model.components_, same.components_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SCML_Supervised(beta=1e-3, k_genuine=49, k_impostor=50,
+                        random_state=0).fit(X, y)
+
+
 def test_bad_data_raise_clear_errors(wine_split, wine_triplets):
     X_train, _, y_train, _ = wine_split
     train, _ = wine_triplets
