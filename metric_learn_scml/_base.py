@@ -29,8 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import TransformerTags
 from sklearn.utils.validation import check_is_fitted
 
-from ._arrays import (centred, check_magnitude, checked_random_state,
-                      largest_magnitude)
+from ._arrays import centred, checked_random_state, largest_magnitude
 from ._defaults import EXACT_GAP_TOL
 from ._driver import FitLog, merges_points, pair_problem, solve_path
 from ._exact import beta_max
@@ -179,15 +178,6 @@ class _MetricLearner(BaseMetricLearner):
 
     def _check_points(self, X, name="X"):
         return check_points(self, X, name)
-
-    def _prepare_inputs(self, X, y=None, type_of_inputs="classic", **kwargs):
-        # metric-learn's methods (pair_distance, decision_function, ...)
-        # check their input here.
-        prepared = super()._prepare_inputs(X, y, type_of_inputs, **kwargs)
-        check_magnitude(type(self).__name__,
-                        prepared[0] if isinstance(prepared, tuple)
-                        else prepared)
-        return prepared
 
 
 class _SCMLEstimator(_MetricLearner):

@@ -463,8 +463,6 @@ def _weighted_median_pair_distance(squared, counts):
     weights = np.outer(counts, counts)
     weights[np.diag_indices_from(weights)] -= counts
     n_pairs = n_samples * (n_samples - 1)
-    if n_pairs == 0:
-        return 0.0
     order = np.argsort(squared, axis=None, kind="stable")
     cumulative = np.cumsum(weights.ravel()[order])
     middle = np.searchsorted(cumulative, [(n_pairs - 1) // 2, n_pairs // 2],

@@ -320,7 +320,8 @@ class _BuildsProblems:
         self.beta_path_ = selection.betas
         self.validation_error_path_ = selection.errors
         self.validation_triplet_error_path_ = selection.triplet_errors
-        self.euclidean_fallback_ = selection.euclidean and keeps
+        if self._keeps_euclidean:
+            self.euclidean_fallback_ = selection.euclidean and keeps
 
     def _warn_unscored(self, selections, failed, selection, keeps):
         """Warn that the choice of beta could not score the tasks ``failed``

@@ -422,11 +422,8 @@ class HingeProblem:
 
     def objectives(self, weights, betas):
         """:math:`P` at several points at once (a path, a grid of betas):
-        ``weights`` of shape (L, T, K), or (L, K) for one task, and one
-        value of ``betas`` per point."""
-        weights = np.asarray(weights)
-        if weights.ndim == 2:
-            weights = weights[:, None, :]
+        ``weights`` of shape (L, T, K), and one value of ``betas`` per
+        point."""
         return (self.loss(self.margins(weights))
                 + np.asarray(betas) * self.penalty(weights))
 

@@ -647,10 +647,10 @@ def discriminant_directions(within_rows, between_factor, n_directions,
     rows_t = np.swapaxes(within_rows, 1, 2)
     gram += ridge[:, None, None] * np.eye(gram.shape[-1])
     if between_factor.shape[-1] > 2 * n_features:
-        directions = _feature_space_directions(
-            rows_t @ within_rows if n_rows < n_features else gram,
-            ridge if n_rows < n_features else None, between_factor,
-            n_directions)
+        # (Then n_rows >= n_features: each class or triplet of H gives a row
+        # of C, and gram is S_w + rho I.)
+        directions = _feature_space_directions(gram, between_factor,
+                                               n_directions)
         return unit_nonzero_rows(directions) if unit_rows else directions
     if n_rows < n_features:
         solved = between_factor - rows_t @ np.linalg.solve(
@@ -666,7 +666,7 @@ def discriminant_directions(within_rows, between_factor, n_directions,
     return unit_nonzero_rows(directions) if unit_rows else directions
 
 
-def _feature_space_directions(within, ridge, between_factor, n_directions):
+def _feature_space_directions(within, between_factor, n_directions):
     r""":func:`discriminant_directions` where :math:`H` has many more
     columns than features (many classes in few dimensions).
 
@@ -679,12 +679,9 @@ def _feature_space_directions(within, ridge, between_factor, n_directions):
     eigenvectors :math:`u` of :math:`L^{-1} S_b L^{-T}`. Each direction is
     scaled by :math:`\sqrt{\max(\lambda, 0)}`, so a region whose
     :math:`S_b` vanishes gives zero rows (dropped, as by the other form).
-    ``within`` is :math:`S_w` (then ``ridge`` is added) or already
-    :math:`S_w + \rho I` (``ridge`` None), shape ``(regions, D, D)``.
+    ``within`` is :math:`S_w + \rho I`, shape ``(regions, D, D)``.
     """
     n_features = within.shape[-1]
-    if ridge is not None:
-        within = within + ridge[:, None, None] * np.eye(n_features)
     lower = np.linalg.cholesky(within)
     between = between_factor @ np.swapaxes(between_factor, 1, 2)
     half = np.linalg.solve(lower, between)               # L^-1 S_b

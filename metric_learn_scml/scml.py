@@ -692,7 +692,7 @@ class SCML_SupervisedCV(SCML_Supervised):
         where the chosen beta keeps no element or the learned metric maps
         distinct training points onto one. (The folds do not score the
         Euclidean metric itself.)
-    components_, weights_, basis_, n_active_basis_, dual_gap_, n_iter_, objective_, objective_history_, n_features_in_
+    components_, weights_, basis_, n_active_basis_, dual_gap_, n_iter_, objective_, objective_history_, fit_stages_, n_features_in_
         Those of the refit, as in
         :class:`~metric_learn_scml.SCML_Supervised`.
 
