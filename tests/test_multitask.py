@@ -261,6 +261,14 @@ def test_for_task_is_a_plain_estimator(fitted):
     assert score > 0.8
     with pytest.raises(ValueError, match="features"):
         metric.transform(X[:, :3])
+    # fit() alone, and a task metric of indices through a preprocessor
+    # (what for_task gives of a model fitted with one, once cloned).
+    np.testing.assert_allclose(clone(metric).fit().transform(X),
+                               metric.transform(X))
+    indexed = TaskMetric(metric.components_, preprocessor=X).fit(
+        np.arange(5))
+    np.testing.assert_allclose(indexed.transform(np.arange(5)),
+                               metric.transform(X[:5]))
 
 
 def test_n_components_truncates_each_task_metric(fitted):

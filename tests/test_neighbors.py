@@ -204,6 +204,23 @@ def test_multitask_model_uses_each_task_metric(tasks_data):
                                1.0)
 
 
+def test_multitask_queries_of_some_tasks_only(tasks_data):
+    # Queries of one task (or their training points' own neighbours) are
+    # searched in that task alone; the other task is simply absent.
+    X, y, tasks, X_test, _, tasks_test = tasks_data
+    knn = MetricKNeighborsClassifier(
+        MultiTaskSCML_Supervised(n_basis=40, **FAST)).fit(X, y, tasks)
+    wide = tasks_test == "wide"
+    _, indices = knn.kneighbors(X_test[wide], tasks=tasks_test[wide])
+    assert (tasks[indices] == "wide").all()
+    np.testing.assert_array_equal(
+        knn.predict(X_test[wide], tasks_test[wide]),
+        knn.predict(X_test, tasks_test)[wide])
+    _, own = knn.kneighbors()
+    assert (tasks[own] == tasks[:, None]).all()
+    assert (own != np.arange(X.shape[0])[:, None]).all()
+
+
 def test_multitask_model_needs_known_tasks(tasks_data):
     X, y, tasks, X_test, _, _ = tasks_data
     knn = MetricKNeighborsClassifier(

@@ -323,6 +323,20 @@ def test_same_seed_same_result(wine_split):
     np.testing.assert_array_equal(a.weights_, b.weights_)
 
 
+def test_a_random_state_instance_gives_the_fit_of_its_stream(wine_split):
+    # scikit-learn's idiom: a RandomState instance, whose one stream seeds
+    # the choice of beta and then serves the fit.
+    X_train, _, y_train, _ = wine_split
+    a = SCML_Supervised(random_state=np.random.RandomState(3)).fit(
+        X_train, y_train)
+    b = SCML_Supervised(random_state=np.random.RandomState(3)).fit(
+        X_train, y_train)
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+    np.testing.assert_array_equal(a.basis_, b.basis_)
+    assert a.beta_ == b.beta_ and len(a.beta_path_) > 1
+    assert a.n_active_basis_ > 0
+
+
 def test_verbose_prints_a_progress_table(wine_split, capsys):
     X_train, _, y_train, _ = wine_split
     SCML_Supervised(beta=1e-3, verbose=True, random_state=0,
