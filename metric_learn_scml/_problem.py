@@ -427,18 +427,16 @@ class HingeProblem:
         return (self.loss(self.margins(weights))
                 + np.asarray(betas) * self.penalty(weights))
 
-    def gradient(self, alpha, ids=None):
+    def gradient(self, alpha):
         r""":math:`V(\alpha)`, ``T x K``: :math:`v_{tk} = \sum_{c \in C_t}
         \alpha_c g_{ck}`.
 
-        ``alpha`` has a value per triplet, or per triplet of ``ids``. A
-        triplet's vector is the difference of its two pairs' rows, so the
+        ``alpha`` has a value per triplet. A triplet's vector is the difference of its two pairs' rows, so the
         product is :math:`\sum_p \kappa_p s_p` over the pairs with a
         non-zero coefficient :math:`\kappa_p` (:func:`pair_coefficients`).
         """
-        if ids is None:
-            ids = np.flatnonzero(alpha)
-            alpha = alpha[ids]
+        ids = np.flatnonzero(alpha)
+        alpha = alpha[ids]
         result = np.zeros((self.n_tasks, self.n_basis))
         task_of = self.tasks[ids]
         for task in range(self.n_tasks):

@@ -44,10 +44,6 @@ def test_gradient_is_the_derivative_of_the_loss(scale):
         numeric[index] = (problem.loss(problem.margins(W + step))
                           - problem.loss(problem.margins(W - step))) / (2 * h)
     np.testing.assert_allclose(analytic, numeric, rtol=1e-9, atol=rounding)
-    # and the sparse form (alpha on ids) is the same product
-    ids = np.flatnonzero(alpha)
-    np.testing.assert_allclose(problem.gradient(alpha[ids], ids), analytic,
-                               rtol=1e-12)
 
 
 def test_duality_gap_bounds_the_distance_to_every_point():
