@@ -435,7 +435,8 @@ def report(records, alpha=ALPHA):
         "Difference: the learner's error minus the error of %s on the same split, mean ± "
         "standard error (negative: the learner errs less). p: paired t-test corrected for "
         "the overlapping training sets (Nadeau and Bengio 2003), Holm-adjusted over the %d "
-        "comparisons; verdicts at %g %%." % (reference, len(tests), 100 * alpha))
+        "comparison%s; verdicts at %g %%." % (reference, len(tests),
+                                              "" if len(tests) == 1 else "s", 100 * alpha))
     failures = {}
     for record in records:
         if record.get("failed"):

@@ -138,7 +138,7 @@ DEFAULT_MEMORY = MAX_ANCHORS
 def fill(text):
     """``text`` with each ``{{NAME}}`` (``{{NAME:d}}``: as a plain integer)
     replaced by that constant of this module, written as the docs write
-    numbers (``100,000``, ``1e-3``); None (docstrings under ``python -OO``)
+    numbers (``100,000``, ``1e-3``, ``2e8``); None (docstrings under ``python -OO``)
     stays None."""
     def value(match):
         number = globals()[match.group(1)]
@@ -146,7 +146,7 @@ def fill(text):
             return str(number)
         if isinstance(number, int):
             return "{:,}".format(number)
-        if number != 0 and abs(number) < 0.01:
+        if number != 0 and not 0.01 <= abs(number) < 1e5:
             mantissa, exponent = ("%.0e" % number).split("e")
             return "%se%d" % (mantissa, int(exponent))
         return "%g" % number

@@ -22,7 +22,7 @@ symmetric. :math:`A` (``D' x K``) and :math:`c` (``K``) minimise
     + \beta \sum_k \|(a_k, c_k)\|_2,
 
 by stochastic forward-backward splitting
-(:func:`metric_learn_scml._local.forward_backward`) started from the
+(``_local.forward_backward``) started from the
 SCML-Global solution :math:`w^*` as :math:`A = 0`, :math:`c = \sqrt{w^*}`,
 where both models coincide. With :math:`A = 0` the model *is* SCML-Global.
 """
@@ -511,7 +511,7 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
         local objective: the largest violation, over the non-zero columns
         :math:`(a_k, c_k)`, of their first-order condition
         :math:`\nabla_k f + \beta (a_k, c_k) / \|(a_k, c_k)\| = 0`
-        (:func:`metric_learn_scml._local.local_kkt_residual`), in the
+        (``_local.local_kkt_residual``), in the
         units of ``beta``. The problem is not convex, so this certifies a
         stationary point, not the optimum (the global models' counterpart
         is ``dual_gap_``). The stochastic solver stops on held-out
@@ -526,7 +526,7 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
     The solver takes mini-batch steps with a prox at every step and stops
     on triplets of held-out points (``objective_history_``), instead of the paper's 200,001 single-triplet steps
     of 0.7 with a prox every 5,000 (see
-    :func:`metric_learn_scml._local.forward_backward`). An element whose
+    ``_local.forward_backward``). An element whose
     global weight is zero starts with a zero column, where the gradient of
     the loss vanishes, so the local model uses a subset of the elements of
     the global one. :class:`LocalSCML` uses one ``beta`` for both stages
@@ -710,7 +710,7 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     The solver takes mini-batch steps with a prox at every step and stops
     on triplets of held-out points (``objective_history_``), instead of the paper's 200,001 single-triplet steps
     of 0.7 with a prox every 5,000 (see
-    :func:`metric_learn_scml._local.forward_backward`). An element whose
+    ``_local.forward_backward``). An element whose
     global weight is zero starts with a zero column, where the gradient of
     the loss vanishes, so the local model uses a subset of the elements of
     the global one. :class:`LocalSCML` uses one ``beta`` for both stages

@@ -3,7 +3,7 @@ r"""The regularisation path of SCML-Global, and the folds of its CV learner.
 :func:`scml_path` follows scikit-learn's ``lasso_path``: the exact optima
 for a decreasing grid of :math:`\beta`, each warm-started from RDA's
 iterate or the last optimum, with their duality gaps, on the driver that a
-fit runs at one point (:func:`metric_learn_scml._driver.solve_path`).
+fit runs at one point (``_driver.solve_path``).
 :class:`~metric_learn_scml.SCML_SupervisedCV` follows ``LassoCV``: the grid
 is relative to :math:`\beta_{\max}` of the whole training set, the training
 part of every split of ``cv`` (:func:`cv_splits`, here) is fitted along it
@@ -73,7 +73,7 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
     its objective is lower (as ``lasso_path`` warm-starts coordinate
     descent); all the betas' RDA runs share their batches. A fit at
     ``beta`` with ``solver='exact'`` is this path at ``[beta]``
-    (:func:`~metric_learn_scml._driver.solve_path`).
+    (``_driver.solve_path``).
 
     Parameters
     ----------
