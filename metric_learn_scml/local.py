@@ -649,9 +649,10 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     Parameters
     ----------
     k_genuine : int, default=3
-        Same-class neighbours ("targets") per point.
+        Same-class neighbours ("targets") per point (all of them where its
+        class has fewer; a value larger than any point has warns).
     k_impostor : int, default=10
-        Other-class neighbours ("impostors") per point.
+        Other-class neighbours ("impostors") per point (likewise).
     beta : 'auto' or float, default=1e-5
         Strength of the local stage's group penalty
         :math:`\beta \sum_k \|(a_k, c_k)\|_2` (the paper's value).

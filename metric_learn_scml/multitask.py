@@ -273,9 +273,12 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
     Parameters
     ----------
     k_genuine : int, default=3
-        Same-class neighbours ("targets") per point, within its task.
+        Same-class neighbours ("targets") per point, within its task (all
+        of them where its class has fewer; a value larger than any point
+        has warns).
     k_impostor : int, default=10
-        Other-class neighbours ("impostors") per point, within its task.
+        Other-class neighbours ("impostors") per point, within its task
+        (likewise).
     beta : 'auto' or float, default='auto'
         Strength of the group penalty
         :math:`\beta \sum_k \|W_{:,k}\|_2` (>= 0). Larger values keep

@@ -409,9 +409,10 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
     Parameters
     ----------
     k_genuine : int, default=3
-        Same-class neighbours ("targets") per point.
+        Same-class neighbours ("targets") per point (all of them where its
+        class has fewer; a value larger than any point has warns).
     k_impostor : int, default=10
-        Other-class neighbours ("impostors") per point.
+        Other-class neighbours ("impostors") per point (likewise).
     beta : 'auto' or float, default='auto'
         Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
         Larger values keep fewer basis elements. ``'auto'`` chooses it on a
