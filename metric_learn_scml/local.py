@@ -152,6 +152,12 @@ class _LocalModel(_SCMLEstimator):
                 result.weights, self.objective_ = start, self.start_objective_
         self.coef_ = result.weights[:-1] * unit
         self.intercept_ = result.weights[-1] * unit
+        if not self.coef_.any():
+            self._log.note("global metric kept", reason=(
+                "the held-out points preferred the Euclidean metric, "
+                "which the local stage keeps" if held_out_euclidean else "no local iterate did better than "
+                "the global start on the held-out triplets, so every point "
+                "has the global metric"))
         self.objective_history_ = np.array(result.history)
         self.n_iter_ = result.n_iter
         self.n_active_basis_ = int(np.count_nonzero(result.weights.any(0)))
@@ -470,7 +476,8 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
     coef_ : ndarray of shape (embedding_dim\_, n_basis)
         :math:`A`.
     intercept_ : ndarray of shape (n_basis,)
-        :math:`c`; with ``coef_ = 0`` the model is SCML-Global.
+        :math:`c`; with ``coef_ = 0`` the model is SCML-Global (where the
+        local stage kept its start, as ``fit_stages_`` says).
     global_weights_ : ndarray of shape (n_basis,)
         The SCML-Global solution :math:`w^*` the local stage starts from.
     basis_ : ndarray of shape (n_basis, n_features)

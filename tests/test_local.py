@@ -44,6 +44,9 @@ def iris_model(iris):
     # (A = 0 stays); the tests of this fixture are about the methods of a
     # metric that varies, so A is given one.
     assert not model.coef_.any()
+    # and the record says so (a user would otherwise see no difference)
+    assert model.fit_stages_[-1]["stage"] == "global metric kept"
+    assert "held-out triplets" in model.fit_stages_[-1]["reason"]
     model.coef_ = 0.1 * np.random.RandomState(0).randn(
         *model.coef_.shape) * model.intercept_
     return model
@@ -609,6 +612,7 @@ def test_global_beta_auto_is_euclidean_where_held_out_prefers_it(
     np.testing.assert_array_equal(model.global_weights_, np.ones(4))
     assert model.coef_.shape[1] == 4 and not model.coef_.any()
     assert model.n_iter_ == 0
+    assert "preferred the Euclidean" in model.fit_stages_[-1]["reason"]
     assert model.objective_ == model.start_objective_
     # (The triplets of 150 points are the k nearest: no draw.)
     start = model.training_objective(
@@ -639,6 +643,8 @@ def test_global_beta_auto_never_starts_from_a_zero_metric(pin_auto_beta):
     assert np.all(model.pairwise_distances(X[:5], X[5:10]) > 0)
     # This fallback is no verdict on learned metrics: the local stage runs.
     assert model.coef_.any() and model.n_iter_ > 0
+    assert "global metric kept" not in [stage["stage"]
+                                        for stage in model.fit_stages_]
     # A beta the user gives is kept, with the warning naming it.
     with pytest.warns(UserWarning, match="zero.*global_beta=1e"):
         given = LocalSCML_Supervised(global_beta=1e6, max_iter=300,
