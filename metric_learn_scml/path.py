@@ -201,7 +201,10 @@ def cv_splits(cv, X, y, groups, seed, name="SCML_SupervisedCV"):
         raise ValueError("cv could not split the %d points given to fit: %s"
                          % (y.shape[0], error)) from error
     if not splits:
-        raise ValueError("cv gave no (train, test) split.")
+        raise ValueError(
+            "cv gave no (train, test) split (an iterator that an earlier fit "
+            "used up gives none): pass a splitter such as "
+            "StratifiedKFold(5), or a list of (train, test) pairs.")
     checked = [tuple(split_part(part, kind, number, y) for part, kind in zip(
         pair_of(split, number), ("train", "test")))
         for number, split in enumerate(splits)]

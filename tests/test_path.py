@@ -204,6 +204,9 @@ def test_cv_explicit_pairs_of_any_size(wine):
              for fit, held in pairs]
     generator = SCML_SupervisedCV(**{**FAST_CV, "cv": iter(masks)}).fit(X, y)
     np.testing.assert_array_equal(generator.error_path_, model.error_path_)
+    # A second fit finds the iterator used up, and the error says so.
+    with pytest.raises(ValueError, match="used up.*list of \\(train, test\\)"):
+        generator.fit(X, y)
 
 
 @pytest.mark.parametrize("cv, match", [
