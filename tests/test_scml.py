@@ -1604,8 +1604,11 @@ def test_fit_stages_of_triplets_local_and_partial_fit(wine_split):
     local = LocalSCML_Supervised(max_iter=300, random_state=0).fit(
         X_train, y_train)
     stages = [stage["stage"] for stage in local.fit_stages_]
-    assert "kernel PCA embedding" in stages and stages[-1].startswith(
-        "local stage")
+    assert "kernel PCA embedding" in stages and any(
+        stage.startswith("local stage") for stage in stages)
+    # (then, where the local stage kept its start, a note that says so)
+    assert stages[-1].startswith("local stage") or stages[-1] == (
+        "global metric kept")
     model = SCML_Supervised(beta=1e-3, random_state=0).partial_fit(
         X_train[:60], y_train[:60])
     model.partial_fit(X_train[60:], y_train[60:])
