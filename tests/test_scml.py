@@ -960,6 +960,18 @@ def test_merges_points_only_where_distinct_points_become_one():
     assert merges_points(lattice, np.zeros((1, 2)))
     rng = np.random.RandomState(0)
     assert not merges_points(rng.randn(50, 3), np.array([[1.0, 0.0, 0.0]]))
+    # Near-duplicates (rows a rounding error apart) are one point, wherever
+    # rounding steps fall: counting distinct rows to 9 digits in the data
+    # and in the image took them for merged points (and a fit for the
+    # Euclidean metric) on 2 to 4 draws in 5.
+    points = np.repeat(rng.randn(60, 10), 5, axis=0)
+    corners = np.repeat(np.indices((2, 2, 2)).reshape(3, -1).T, 5, axis=0)
+    for noise in (1e-12, 1e-10, 1e-9):
+        near = points + noise * rng.randn(*points.shape)
+        assert not merges_points(near, rng.randn(4, 10))
+        # and distinct points still merge, near-duplicates or not
+        assert merges_points(corners + 1e-3 * noise * rng.randn(40, 3),
+                             np.array([[1.0, 0.0, 0.0]]))
 
 
 def _discrete_problem(label_noise, seed):
