@@ -138,8 +138,8 @@ DEFAULT_MEMORY = MAX_ANCHORS
 def fill(text):
     """``text`` with each ``{{NAME}}`` (``{{NAME:d}}``: as a plain integer)
     replaced by that constant of this module, written as the docs write
-    numbers (``100,000``, ``1e-3``, ``2e8``); None (docstrings under ``python -OO``)
-    stays None."""
+    numbers (``100,000``, ``1e-3``, ``2e8``); None (docstrings under
+    ``python -OO``) stays None."""
     def value(match):
         number = globals()[match.group(1)]
         if match.group(2) == ":d" or isinstance(number, bool):

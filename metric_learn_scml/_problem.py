@@ -431,7 +431,8 @@ class HingeProblem:
         r""":math:`V(\alpha)`, ``T x K``: :math:`v_{tk} = \sum_{c \in C_t}
         \alpha_c g_{ck}`.
 
-        ``alpha`` has a value per triplet. A triplet's vector is the difference of its two pairs' rows, so the
+        ``alpha`` has a value per triplet. A triplet's vector is the
+        difference of its two pairs' rows, so the
         product is :math:`\sum_p \kappa_p s_p` over the pairs with a
         non-zero coefficient :math:`\kappa_p` (:func:`pair_coefficients`).
         """

@@ -155,9 +155,9 @@ class _LocalModel(_SCMLEstimator):
         if not self.coef_.any():
             self._log.note("global metric kept", reason=(
                 "the held-out points preferred the Euclidean metric, "
-                "which the local stage keeps" if held_out_euclidean else "no local iterate did better than "
-                "the global start on the held-out triplets, so every point "
-                "has the global metric"))
+                "which the local stage keeps" if held_out_euclidean else
+                "no local iterate did better than the global start on the "
+                "held-out triplets, so every point has the global metric"))
         self.objective_history_ = np.array(result.history)
         self.n_iter_ = result.n_iter
         self.n_active_basis_ = int(np.count_nonzero(result.weights.any(0)))

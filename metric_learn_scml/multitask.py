@@ -592,7 +592,8 @@ class MultiTaskSCML(_BuildsProblems, _BaseMultiTaskSCML,
 
         As :meth:`SCML.partial_fit`; a task seen first in a later batch
         joins ``tasks_`` with zero weights, and a task absent from a batch
-        takes no step (as in :meth:`~metric_learn_scml.MultiTaskSCML_Supervised.partial_fit`).
+        takes no step (as in
+        :meth:`~metric_learn_scml.MultiTaskSCML_Supervised.partial_fit`).
 
         Parameters
         ----------
@@ -678,9 +679,9 @@ class TaskMetric(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     r"""A fixed Mahalanobis metric :math:`M = L^T L`, as a plain estimator.
 
     What :meth:`~metric_learn_scml.MultiTaskSCML_Supervised.for_task` and
-    :meth:`~metric_learn_scml.MultiTaskSCML.for_task` return: one task's metric as a
-    metric-learn ``MahalanobisMixin`` with ``components_``, ``transform``,
-    ``pair_distance``, ``pair_score``, ``get_metric`` and
+    :meth:`~metric_learn_scml.MultiTaskSCML.for_task` return: one task's
+    metric as a metric-learn ``MahalanobisMixin`` with ``components_``,
+    ``transform``, ``pair_distance``, ``pair_score``, ``get_metric`` and
     ``get_mahalanobis_matrix``. The linear map is a parameter, so ``fit``
     learns nothing: it only checks the data and marks the estimator fitted.
     This keeps the metric through :func:`sklearn.base.clone`, so it can be

@@ -424,11 +424,11 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         next fifth is held out in turn (a stratified 5-fold) until
         {{MIN_SCORED_POINTS}} points are scored, so that small data are scored on every
         point (where a fifth cannot hold a point of every class, the folds
-        hold out one point of each in turn). Among the values whose error is within {{ERROR_BAND}} paired
-        standard error of the least, the smallest (the densest model) wins:
-        a sparser model within the noise is a choice made on noise. The
-        model is then fitted on
-        every point at that value (see :class:`SCML_SupervisedCV` for
+        hold out one point of each in turn). Among the values whose error
+        is within {{ERROR_BAND}} paired standard error of the least, the
+        smallest (the densest model) wins: a sparser model within the noise
+        is a choice made on noise. The model is then fitted on every point
+        at that value (see :class:`SCML_SupervisedCV` for
         k-fold cross-validation). Where the Euclidean metric errs less
         than every value on the held-out points, no
         value keeps an element on the points the choice fits, the chosen
