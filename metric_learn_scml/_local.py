@@ -66,7 +66,8 @@ from sklearn.utils import check_random_state
 
 from ._arrays import chunk_rows, far_mean
 from ._defaults import NYSTROEM_MIN_SAMPLES
-from ._problem import SquaredDifferences, group_soft_threshold, triplet_scale
+from ._problem import (SquaredDifferences, group_soft_threshold,
+                       projection_columns, triplet_scale)
 from ._solvers import Monitor, capped_batch_size
 
 
@@ -157,8 +158,9 @@ def local_kkt_residual(differences, triplet_pairs, anchors, embedding, coef,
     if live.shape[0] == 0:
         return 0.0
     columns = coef[:, live]
-    live_differences = SquaredDifferences(differences.projections[:, live],
-                                          differences.pairs, max_bytes=0)
+    live_differences = SquaredDifferences(
+        projection_columns(differences.projections, live), differences.pairs,
+        max_bytes=0)
     n_triplets = triplet_pairs.shape[0]
     gradient = np.zeros_like(columns)
     chunk = chunk_rows(live.shape[0] + embedding.shape[1])
@@ -330,8 +332,8 @@ verbose, name
     coef = np.array(coef, dtype=float)
     alive = np.flatnonzero(coef.any(axis=0))
     live = coef[:, alive]
-    live_differences = SquaredDifferences(differences.projections[:, alive],
-                                          differences.pairs)
+    live_differences = SquaredDifferences(
+        projection_columns(differences.projections, alive), differences.pairs)
 
     def evaluate():
         with np.errstate(over="ignore", invalid="ignore"):
@@ -374,7 +376,8 @@ verbose, name
         if not survivors.all():
             alive, live = alive[survivors], live[:, survivors]
             live_differences = SquaredDifferences(
-                differences.projections[:, alive], differences.pairs)
+                projection_columns(differences.projections, alive),
+                differences.pairs)
     return monitor.finish(iteration)
 
 

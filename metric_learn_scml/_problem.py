@@ -95,6 +95,16 @@ class FactoredProjections:
         return (self.points[first] - self.points[second]) @ self.basis.T
 
 
+def projection_columns(projections, columns):
+    """The ``columns`` of ``projections`` (an array or
+    :class:`FactoredProjections`), an array's as a C-ordered copy: numpy's
+    ``P[:, columns]`` is ordered by column, and every later row gather
+    from it is about ten times slower."""
+    if isinstance(projections, FactoredProjections):
+        return projections[:, columns]
+    return np.take(projections, columns, axis=1)
+
+
 class SquaredDifferences:
     r"""Rows :math:`s_{ab} = (P_a - P_b)^2` (elementwise) for a set of pairs.
 
@@ -114,11 +124,18 @@ class SquaredDifferences:
         task_offsets)``): task ``t``'s are rows ``pair_offsets[t]`` to
         ``pair_offsets[t + 1]``, and :func:`objective` computes each task's
         distances on its block only.
+    factors : FactoredProjections, default=None
+        The points and basis behind ``projections``: without a table, the
+        distances of many elements on few features are computed through
+        the metric (:meth:`distances`).
     """
 
     def __init__(self, projections, pairs, max_bytes=PAIR_TABLE_BYTES,
-                 pair_offsets=None):
+                 pair_offsets=None, factors=None):
         self.projections = projections
+        self.factors = (projections if factors is None
+                        and isinstance(projections, FactoredProjections)
+                        else factors)
         self.pairs = pairs
         self.n_features = projections.shape[1]
         self.pair_offsets = pair_offsets
@@ -145,9 +162,11 @@ class SquaredDifferences:
     def columns(self, kept):
         """The same pairs on the elements ``kept`` only (a copy of the
         table's columns, where there is a table)."""
-        restricted = SquaredDifferences(self.projections[:, kept], self.pairs,
-                                        max_bytes=0,
-                                        pair_offsets=self.pair_offsets)
+        restricted = SquaredDifferences(
+            projection_columns(self.projections, kept), self.pairs,
+            max_bytes=0,
+            pair_offsets=self.pair_offsets,
+            factors=None if self.factors is None else self.factors[:, kept])
         if self.table is not None:
             restricted.table = np.take(self.table, kept, axis=1)
         return restricted
@@ -174,12 +193,14 @@ class SquaredDifferences:
         # projections of its active columns, copied once; near-dense
         # weights skip the copy (zero columns add 0).
         active = np.flatnonzero(weights.any(axis=0))
+        if (self.factors is not None
+                and self.factors.points.shape[1] ** 2 < active.size):
+            return self._metric_distances(weights[:, active], active, start,
+                                          stop)
         projections = None
         if active.size <= 0.75 * self.n_features:
             weights = weights[:, active]
-            projections = (self.projections[:, active]
-                           if isinstance(self.projections, FactoredProjections)
-                           else np.take(self.projections, active, axis=1))
+            projections = projection_columns(self.projections, active)
         out = np.empty((weights.shape[0], stop - start))
         chunk = chunk_rows(weights.shape[1])
         for first in range(start, stop, chunk):
@@ -187,6 +208,24 @@ class SquaredDifferences:
                                   projections)
             out[:, first - start:first - start + block.shape[0]] = weights @ block.T
         return out
+
+    def _metric_distances(self, weights, active, start, stop):
+        r""":meth:`distances` as :math:`(x_a - x_b)^T M_t (x_a - x_b)`, with
+        :math:`M_t = \sum_k w_{tk} b_k b_k^T` (``d x d``): on ``d``
+        features, ``d**2`` products a pair instead of one per active
+        element."""
+        points, basis = self.factors.points, self.factors.basis[active]
+        metrics = np.einsum("tk,kd,ke->tde", weights, basis, basis)
+        out = np.empty((weights.shape[0], stop - start))
+        chunk = chunk_rows(points.shape[1] * (weights.shape[0] + 1))
+        for first in range(start, stop, chunk):
+            pairs = self.pairs[first:min(first + chunk, stop)]
+            difference = points[pairs[:, 0]] - points[pairs[:, 1]]
+            out[:, first - start:first - start + pairs.shape[0]] = np.einsum(
+                "nd,tde,ne->tn", difference, metrics, difference,
+                optimize=True)
+        # (M is PSD: a negative value is rounding.)
+        return np.maximum(out, 0.0, out=out)
 
     def weighted_sum(self, coefficients):
         r""":math:`\sum_p c_p s_p` over all pairs, shape (K,).
@@ -215,7 +254,9 @@ def scaled_differences(X, basis, pairs, unit=None, **kwargs):
     if X.shape[0] * basis.shape[0] * 8 > PROJECTION_BYTES:
         return SquaredDifferences(FactoredProjections(X * unit, basis), pairs,
                                   **kwargs), unit
-    return SquaredDifferences(X @ (basis.T * unit), pairs, **kwargs), unit
+    return SquaredDifferences(X @ (basis.T * unit), pairs,
+                              factors=FactoredProjections(X * unit, basis),
+                              **kwargs), unit
 
 
 def triplet_scale(differences, triplet_pairs, random_state):
@@ -504,7 +545,8 @@ class HingeProblem:
         return HingeProblem(
             SquaredDifferences(differences.projections,
                                differences.pairs[used],
-                               pair_offsets=pair_offsets),
+                               pair_offsets=pair_offsets,
+                               factors=differences.factors),
             inverse.reshape(chosen.shape),
             np.concatenate([[0], np.cumsum(np.where(sizes > 0, kept, 0))]),
             self.scale)

@@ -3,8 +3,9 @@ import pytest
 from scipy.optimize import minimize
 
 from metric_learn_scml._local import forward_backward
-from metric_learn_scml._problem import (HingeProblem, NonNegativeGroupL21,
-                                        NonNegativeL1, SquaredDifferences,
+from metric_learn_scml._problem import (FactoredProjections, HingeProblem,
+                                        NonNegativeGroupL21, NonNegativeL1,
+                                        SquaredDifferences,
                                         group_soft_threshold, pair_index,
                                         penalty_for)
 from metric_learn_scml._solvers import components_from_weights, rda
@@ -124,6 +125,34 @@ def test_distances_without_a_table_with_sparse_weights(n_zero):
     np.testing.assert_allclose(on_the_fly.distances(W, 7, 30),
                                expected[:, 7:30], rtol=1e-5)
     assert np.all(on_the_fly.distances(np.zeros_like(W)) == 0)
+
+
+@pytest.mark.parametrize("n_zero", [0, 2, 10])
+def test_distances_through_the_metric_on_few_features(n_zero):
+    # With the points and basis behind the projections and more active
+    # elements than features squared, a distance is (x_a - x_b)^T M
+    # (x_a - x_b): the same numbers as the squared differences' sum, for
+    # each task's row, on a block too.
+    X, basis, triplets = make_problem(n_features=3, n_basis=30)
+    pairs, _ = pair_index(triplets)
+    through = SquaredDifferences(X @ basis.T, pairs, max_bytes=0,
+                                 factors=FactoredProjections(X, basis))
+    rng = np.random.RandomState(n_zero)
+    W = rng.uniform(0, 0.5, size=(2, basis.shape[0]))
+    W[0, rng.permutation(basis.shape[0])[:n_zero]] = 0.0
+    P = X @ basis.T
+    expected = W @ np.square(P[pairs[:, 0]] - P[pairs[:, 1]]).T
+    np.testing.assert_allclose(through.distances(W), expected, rtol=1e-10,
+                               atol=1e-12 * expected.max())
+    np.testing.assert_allclose(through.distances(W, 5, 17), expected[:, 5:17],
+                               rtol=1e-10, atol=1e-12 * expected.max())
+    # restricted to some columns, the metric is theirs
+    kept = np.arange(0, 30, 2)
+    np.testing.assert_allclose(
+        through.columns(kept).distances(W[:, kept]),
+        W[:, kept] @ np.square(P[pairs[:, 0]][:, kept]
+                               - P[pairs[:, 1]][:, kept]).T,
+        rtol=1e-10, atol=1e-12 * expected.max())
 
 
 @pytest.mark.parametrize("max_bytes", [0, 1 << 30])
@@ -287,6 +316,7 @@ def test_factored_projections_give_the_same_differences():
 def test_large_data_are_never_projected(monkeypatch):
     import metric_learn_scml._problem as problem_module
     from metric_learn_scml._problem import FactoredProjections
+
     # A test of the private switch itself: the real one is at 1 GiB of
     # projections, beyond a unit test's data.
     monkeypatch.setattr(problem_module, "PROJECTION_BYTES", 1000)
