@@ -201,7 +201,8 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
         if not runs_exact_phase(solver, triplet_pairs.shape[0], beta):
             if rerun and penalty_for(task_sizes.shape[0]).reruns_on_support:
                 run = support_rerun(problem, run, beta, rda_parameters,
-                                    random_state, log)
+                                    random_state, log,
+                                    budget=EXACT_WORK_RATIO * work)
             results.append(run)
             continue
         start = run
@@ -235,9 +236,10 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
     return results
 
 
-def support_rerun(problem, run, beta, rda_parameters, random_state, log):
+def support_rerun(problem, run, beta, rda_parameters, random_state, log,
+                  budget=np.inf):
     r"""RDA run again from zero on the elements of largest weight, while
-    that lowers the objective and narrows the support.
+    that lowers the objective and narrows the support, within ``budget``.
 
     RDA's iterate is :math:`W_t = \text{prox}(-\bar G_t)`, the average of
     every batch gradient since :math:`W = 0`: the early ones, where every
@@ -249,9 +251,15 @@ def support_rerun(problem, run, beta, rda_parameters, random_state, log):
     objective on the whole problem is at most the last one's, so the
     objective never rises; the runs go on from each point kept until one
     does not lower the objective or the columns stop narrowing (so at
-    most K runs). Beyond the paper (which stops at RDA's iterate);
-    ``benchmarks/results/NOTES.md``, "mt-SCML's RDA run again on its
-    support".
+    most K runs). Where the first run's columns are every column, it
+    would be RDA's own run on other batches, and none is made. The runs'
+    work (:func:`~metric_learn_scml._solvers.rda_work`) stays within
+    ``budget``: each may take as many iterations as the rest of it pays
+    for, and none starts that could not take ``eval_every`` (the solve
+    gives RDA's work at the same beta times ``EXACT_WORK_RATIO``, as it
+    gives the exact phase). Beyond the paper (which stops at RDA's
+    iterate); ``benchmarks/results/NOTES.md``, "mt-SCML's RDA run again
+    on its support".
 
     ``beta`` is in the units of ``problem``; ``run`` is RDA's
     :class:`~metric_learn_scml._problem.SolverResult` (``weights`` T x K).
@@ -264,12 +272,22 @@ def support_rerun(problem, run, beta, rda_parameters, random_state, log):
     whole = HingeProblem(differences, problem.triplet_pairs, task_offsets)
     before = whole.objective(run.weights, beta)
     kept = large_columns(run.weights)
+    if kept.shape[0] == differences.n_features:
+        return run
+    step_work = rda_work(1, rda_parameters["batch_size"],
+                         np.diff(task_offsets), 1)
     # (None where RDA kept no element: no support to run on.)
     while kept.shape[0]:
+        max_iter = min(rda_parameters.get("max_iter", np.inf),
+                       budget // (step_work * kept.shape[0]))
+        if max_iter < rda_parameters.get("eval_every", 1):
+            break
         with log.stage("RDA on its support") as facts:
             again = rda(differences.columns(kept), problem.triplet_pairs,
                         task_offsets, beta, random_state=random_state,
-                        **rda_parameters)
+                        **dict(rda_parameters, max_iter=int(max_iter)))
+            budget -= rda_work(again.n_iter, rda_parameters["batch_size"],
+                               np.diff(task_offsets), kept.shape[0])
             weights = np.zeros_like(run.weights)
             weights[:, kept] = again.weights
             after = whole.objective(weights, beta)

@@ -1,6 +1,8 @@
 """The problem builder and the driver: the problem is a value built from
 values; a fit is the path at one beta, scml_path the path on a grid."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,7 @@ from metric_learn_scml._exact import beta_max, large_columns
 from metric_learn_scml._pipelines import (grouped_by_task, labels_triplets,
                                           union_basis)
 from metric_learn_scml._problem import HingeProblem, SolverResult
+from metric_learn_scml._solvers import rda_work
 from metric_learn_scml._triplets import triplets_from_labels
 
 RDA = dict(gamma=1.0, batch_size=32, max_iter=3000, eval_every=250,
@@ -178,6 +181,48 @@ def test_one_task_and_partial_fit_runs_take_no_second_run():
                         random_state=np.random.RandomState(0), rerun=True)
     np.testing.assert_array_equal(plain.weights, again.weights)
     assert [s["stage"] for s in log.stages] == ["RDA at beta=%.3g" % beta]
+
+
+def test_the_runs_on_the_support_stay_within_their_budget():
+    # The runs together do at most the budget's work: each takes at most
+    # the iterations the rest pays for, and none starts that could not
+    # take eval_every. The budget's unit is RDA's (rda_work).
+    problem = three_task_problem(5)
+    beta = 0.03 * user_beta_max(problem)
+    plain, = solve_path(problem, [beta], RDA, "rda",
+                        random_state=np.random.RandomState(0))
+    square = problem.unit ** 2
+    run = replace(plain, weights=plain.weights / square)
+    sizes = np.diff(problem.task_offsets)
+
+    def runs(budget):
+        log = FitLog("test", False)
+        support_rerun(problem, run, beta * square, dict(RDA),
+                      np.random.RandomState(0), log, budget=budget)
+        return log.stages
+    free = runs(np.inf)
+    assert free and free[0]["iterations"] > RDA["eval_every"]
+    spent = [rda_work(s["iterations"], RDA["batch_size"], sizes,
+                      s["elements"]) for s in free]
+    # a budget short of one evaluation's worth starts nothing
+    assert runs(rda_work(RDA["eval_every"] - 1, RDA["batch_size"], sizes,
+                         free[0]["elements"])) == []
+    # half the first run's work: that run is cut short
+    cut = runs(spent[0] / 2)
+    assert cut[0]["iterations"] <= free[0]["iterations"] / 2
+    assert sum(rda_work(s["iterations"], RDA["batch_size"], sizes,
+                        s["elements"]) for s in cut) <= spent[0] / 2
+
+
+def test_no_second_run_where_it_would_keep_every_column():
+    # On every column a second run is RDA's own run on other batches.
+    problem = three_task_problem(5)
+    K = problem.differences.n_features
+    run = SolverResult(np.ones((3, K)), 1.0, 10, True, [(10, 1.0, K)])
+    log = FitLog("test", False)
+    assert support_rerun(problem, run, 1e-3, dict(RDA),
+                         np.random.RandomState(0), log) is run
+    assert log.stages == []
 
 
 def test_a_second_run_that_does_worse_is_dropped():
