@@ -328,7 +328,8 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         ``'rda'`` is the paper's regularized dual averaging, run again
         from zero on the elements that carry its iterate's weight, and
         again from each point kept, while that lowers the objective and
-        narrows the elements (beyond the paper: RDA's iterate averages
+        narrows the elements, the runs together within as much work as
+        the first RDA run did (beyond the paper: RDA's iterate averages
         every gradient since ``W = 0``, and keeps many small weights that
         the optimum drops); ``fit_stages_`` records every run
         (``partial_fit`` keeps RDA's own iterate). ``'exact'``
