@@ -31,7 +31,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._arrays import centred, checked_random_state, largest_magnitude
 from ._defaults import EXACT_GAP_TOL
-from ._driver import FitLog, merges_points, pair_problem, solve_path
+from ._driver import (FitLog, merges_points, pair_problem, safe_norm,
+                      solve_path, task_beta_max)
 from ._exact import beta_max
 from ._problem import HingeProblem
 from ._solvers import RDAState, components_from_weights
@@ -236,7 +237,8 @@ class _SCMLEstimator(_MetricLearner):
         # no fitted attribute of an earlier fit (a beta_path_ of
         # beta='auto', a kkt_residual_ of the local model) outlives it, and
         # partial_fit then starts a new run.
-        forget_fit(self, ("_rda_state", "_unit", "_memory", "_basis_points"))
+        forget_fit(self, ("_rda_state", "_unit", "_memory", "_basis_points",
+                          "_selection"))
         self._check_preprocessor()
         self._rng = checked_random_state(self.random_state)
         self._start_log()
@@ -301,6 +303,16 @@ class _SCMLEstimator(_MetricLearner):
                                    unit=run.unit)
             facts.update(pairs=problem.differences.pairs.shape[0],
                          elements=basis.shape[0])
+        # beta='auto': the multiple of beta_max chosen on part of the points
+        # applies to this problem's (BetaSelection.rescaled).
+        chosen = self.__dict__.pop("_selection", None)
+        selection = chosen and chosen.rescaled(
+            safe_norm(task_beta_max(problem)))
+        if selection is not chosen:
+            self.beta_, self.beta_path_ = selection.beta, selection.betas
+            self._log.note("beta for all the points", chosen=selection.beta,
+                           values_tried=selection.betas,
+                           beta_max=selection.beta_max)
         result, = solve_path(
             problem, [self.beta_], dict(
                 gamma=self.gamma, batch_size=self.batch_size,

@@ -318,6 +318,7 @@ class _BuildsProblems:
             self._warn_unscored(selections, failed, selection, keeps)
         self.beta_ = selection.beta
         self.beta_path_ = selection.betas
+        self._selection = selection
         self.validation_error_path_ = selection.errors
         self.validation_triplet_error_path_ = selection.triplet_errors
         if self._keeps_euclidean:

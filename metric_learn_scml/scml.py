@@ -428,11 +428,13 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         is within {{ERROR_BAND}} paired standard error of the least, the
         smallest (the densest model) wins: a sparser model within the noise
         is a choice made on noise. The model is then fitted on every point
-        at that value (see :class:`SCML_SupervisedCV` for
-        k-fold cross-validation). Where the Euclidean metric errs less
-        than every value on the held-out points, no
-        value keeps an element on the points the choice fits, the chosen
-        value keeps no element, or the learned metric maps distinct
+        at the same multiple of their own smallest beta that keeps no
+        element (which falls as the points grow denser: on 60,000
+        generated points, to a third of the value on 1,000 of them; see
+        :class:`SCML_SupervisedCV` for k-fold cross-validation). Where
+        the Euclidean metric errs less than every value on the held-out
+        points, no value keeps an element on the points the choice fits,
+        the chosen value keeps no element, or the learned metric maps distinct
         training points onto one (on discrete data), the Euclidean metric
         is returned (``euclidean_fallback_``; beyond the paper: on data
         such as the KEEL titanic and marketing sets the learned metric was
@@ -577,9 +579,11 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
     n_features_in_ : int
         Number of features seen during fit.
     beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
-        With ``beta='auto'``: the values tried, and the held-out 3-NN error
-        and triplet error under each (empty where too few points per
-        class could be held out, and ``beta_`` is then {{FALLBACK_BETA}}).
+        With ``beta='auto'``: the values tried (as the same multiples of
+        the smallest beta that keeps no element on all the training
+        points; ``fit_stages_`` has the values on the points fitted), and
+        the held-out 3-NN error and triplet error under each (empty where
+        too few points per class could be held out, and ``beta_`` is then {{FALLBACK_BETA}}).
     euclidean_fallback_ : bool
         With ``beta='auto'`` and a generated basis: True when the model is
         the Euclidean metric (``basis_`` the coordinate axes, ``weights_``

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 from metric_learn_scml._defaults import EXACT_MAX_TRIPLETS
-from metric_learn_scml._driver import (FitLog, pair_problem, runs_exact_phase,
-                                       solve_path, support_rerun)
+from metric_learn_scml._driver import (BetaSelection, FitLog, pair_problem,
+                                       runs_exact_phase, safe_norm,
+                                       solve_path, support_rerun,
+                                       task_beta_max)
 from metric_learn_scml._exact import beta_max, large_columns
 from metric_learn_scml._pipelines import (grouped_by_task, labels_triplets,
                                           union_basis)
@@ -298,3 +300,42 @@ def test_the_union_basis_keeps_each_element_once_and_checks_arrays():
     assert union.shape[0] == 2
     with pytest.raises(ValueError, match="basis has 3 columns"):
         union_basis(np.ones((2, 3)), None, 2, None)
+
+
+def test_each_task_beta_max_is_its_own_single_task_value():
+    # A task's beta_max is that of a single-task model of its triplets;
+    # with one task it is beta_max itself.
+    problem = three_task_problem(0)
+    found = task_beta_max(problem)
+    assert found.shape == (3,) and np.all(found > 0)
+    offsets = problem.task_offsets
+    for t in range(3):
+        X, basis, triplets = generated(0, n=90, n_basis=30)
+        alone = pair_problem(X, basis, triplets[offsets[t]:offsets[t + 1]],
+                             [0, offsets[t + 1] - offsets[t]])
+        assert found[t] == pytest.approx(user_beta_max(alone), rel=1e-6)
+    X, basis, triplets = generated(1)
+    one = pair_problem(X, basis, triplets, [0, triplets.shape[0]])
+    assert task_beta_max(one)[0] == pytest.approx(user_beta_max(one),
+                                                  rel=1e-9)
+    # at beta_max nothing is kept, just below something is
+    beta = task_beta_max(one)[0]
+    at, below = solve_path(one, [beta * 1.001, beta * 0.9], RDA, "exact",
+                           random_state=np.random.RandomState(0))
+    assert not at.weights.any() and below.weights.any()
+
+
+def test_a_selection_carries_over_as_a_multiple_of_beta_max():
+    betas = np.array([0.3, 0.03, 0.003])
+    chosen = BetaSelection(0.03, betas, np.zeros(3), np.zeros(3), False,
+                           0.1, 10, beta_max=1.0)
+    moved = chosen.rescaled(0.25)
+    assert moved.beta == pytest.approx(0.0075)
+    np.testing.assert_allclose(moved.betas, betas / 4)
+    assert moved.beta in moved.betas and moved.beta_max == 0.25
+    # a grid that is not relative to a beta_max, or a problem without one
+    # (no element lowers any loss), keeps its values
+    assert chosen._replace(beta_max=None).rescaled(0.25).beta == 0.03
+    assert chosen.rescaled(0.0) is chosen
+    assert safe_norm(np.array([3e200, 4e200])) == pytest.approx(5e200)
+    assert safe_norm(np.array([3e-200, 4e-200])) == pytest.approx(5e-200)

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from metric_learn_scml import (LocalSCML, LocalSCML_Supervised, MultiTaskSCML,
                                MultiTaskSCML_Supervised, SCML, SCML_Supervised,
                                SCML_SupervisedCV, knn_scorer, scml_path)
+from metric_learn_scml._defaults import BETA_RATIO_HIGH
 from metric_learn_scml._triplets import triplets_from_labels
 
 # Short solver schedules keep these tests fast; whether a fit converges is
@@ -1113,6 +1114,36 @@ def test_selection_on_small_wide_data_keeps_a_dense_metric():
     assert model.n_active_basis_ >= 20
 
 
+def test_the_chosen_beta_is_the_same_multiple_of_beta_max_on_all_points():
+    # beta='auto' scores its grid on part of the points; a problem's
+    # beta_max falls as its points grow denser, so the choice applies as
+    # the same multiple of the beta_max of all the points: the value
+    # below which a fit on all of them (same triplets and basis, same
+    # seed) first keeps an element.
+    X, y = make_classification(1800, 6, n_informative=4, n_redundant=0,
+                               n_classes=3, n_clusters_per_class=2,
+                               random_state=0)
+    X = StandardScaler().fit_transform(X)
+    model = SCML_Supervised(random_state=0).fit(X, y)
+    stages = {stage["stage"]: stage for stage in model.fit_stages_}
+    part, whole = stages["choosing beta"], stages["beta for all the points"]
+    part_max = part["values_tried"][0] / BETA_RATIO_HIGH
+    assert whole["beta_max"] < part_max       # 1,000 points of 1,800
+    assert model.beta_ == whole["chosen"] in model.beta_path_
+    assert model.beta_ / whole["beta_max"] == pytest.approx(
+        part["chosen"] / part_max, rel=1e-12)
+    np.testing.assert_allclose(model.beta_path_ / whole["beta_max"],
+                               part["values_tried"] / part_max, rtol=1e-12)
+    for factor, keeps in ((1.001, False), (0.95, True)):
+        fixed = SCML_Supervised(beta=factor * whole["beta_max"],
+                                solver="exact", random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fixed.fit(X, y)
+        np.testing.assert_array_equal(fixed.basis_, model.basis_)
+        assert (fixed.n_active_basis_ > 0) == keeps
+
+
 def test_set_output_pandas_applies_to_transform(iris):
     # set_output(transform="pandas") was accepted but transform still
     # returned an ndarray: scikit-learn wraps only the methods a class
@@ -1569,22 +1600,28 @@ def test_verbose_reports_every_stage_and_fit_stages_keeps_them(wine, capsys):
     out = capsys.readouterr().out
     names = [stage["stage"] for stage in model.fit_stages_]
     assert names == ["mining triplets", "choosing beta", "building the basis",
-                     "pair table", "RDA at beta=%.3g" % model.beta_,
-                     "exact phase"]
+                     "pair table", "beta for all the points",
+                     "RDA at beta=%.3g" % model.beta_, "exact phase"]
     assert all(stage["seconds"] >= 0 for stage in model.fit_stages_)
-    choice = model.fit_stages_[1]
-    assert choice["chosen"] == model.beta_
-    np.testing.assert_array_equal(choice["values_tried"], model.beta_path_)
+    choice, carried = model.fit_stages_[1], model.fit_stages_[4]
+    assert carried["chosen"] == model.beta_
+    np.testing.assert_array_equal(carried["values_tried"], model.beta_path_)
+    # the same multiples of each beta_max
+    np.testing.assert_allclose(
+        choice["values_tried"] / choice["values_tried"][0],
+        model.beta_path_ / model.beta_path_[0], rtol=1e-12)
+    assert choice["chosen"] / choice["values_tried"][0] == pytest.approx(
+        model.beta_ / model.beta_path_[0], rel=1e-12)
     assert choice["held_out_points"] > 0
     assert model.fit_stages_[0]["triplets"] == 178 * 30
     assert model.fit_stages_[2]["elements"] == model.basis_.shape[0]
     assert model.fit_stages_[3]["elements"] == model.basis_.shape[0]
-    exact = model.fit_stages_[5]
+    exact = model.fit_stages_[6]
     assert exact["active"] == model.n_active_basis_
     # wine's phase ends well within its budget, certified
     assert exact["certified"] and not exact["out_of_budget"]
     # RDA's work sets the budget, and the phase spent less than it
-    assert exact["budget"] == max(model.fit_stages_[4]["work"], 2e8)
+    assert exact["budget"] == max(model.fit_stages_[5]["work"], 2e8)
     assert 0 < exact["work"] <= exact["budget"]
     for name in names:
         assert "[SCML_Supervised] %s: " % name in out
