@@ -31,8 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._arrays import centred, checked_random_state, largest_magnitude
 from ._defaults import EXACT_GAP_TOL
-from ._driver import (FitLog, merges_points, pair_problem, safe_norm,
-                      solve_path, task_beta_max)
+from ._driver import FitLog, merges_points, pair_problem, solve_path
 from ._exact import beta_max
 from ._problem import HingeProblem
 from ._solvers import RDAState, components_from_weights
@@ -303,11 +302,8 @@ class _SCMLEstimator(_MetricLearner):
                                    unit=run.unit)
             facts.update(pairs=problem.differences.pairs.shape[0],
                          elements=basis.shape[0])
-        # beta='auto': the multiple of beta_max chosen on part of the points
-        # applies to this problem's (BetaSelection.rescaled).
         chosen = self.__dict__.pop("_selection", None)
-        selection = chosen and chosen.rescaled(
-            safe_norm(task_beta_max(problem)))
+        selection = chosen and chosen.for_problem(problem)
         if selection is not chosen:
             self.beta_, self.beta_path_ = selection.beta, selection.betas
             self._log.note("beta for all the points", chosen=selection.beta,
@@ -325,12 +321,11 @@ class _SCMLEstimator(_MetricLearner):
         relative_gap = result.dual_gap / max(result.objective, 1e-300)
         if result.loose and not result.out_of_budget:
             warnings.warn(
-                "%s's exact phase stopped with a relative duality gap of "
-                "%.2g (above %g): the weights are the best found, not "
-                "certified optimal. A beta far below the useful range "
-                "(beta acts on squared distances: standardise the "
-                "features) leaves the certificate loose; use "
-                "solver='rda' to skip the phase." % (
+                "%s's exact phase stopped with a relative duality gap of %.2g "
+                "(above %g): the weights are the best found, not certified "
+                "optimal. A beta far below the useful range (beta acts on "
+                "squared distances: standardise the features) leaves the "
+                "certificate loose; use solver='rda' to skip the phase." % (
                     type(self).__name__, relative_gap, EXACT_GAP_TOL),
                 ConvergenceWarning)
         self.basis_ = basis

@@ -662,6 +662,12 @@ class BetaSelection(NamedTuple):
         return self._replace(beta=self.beta * ratio, betas=self.betas * ratio,
                              beta_max=beta_max)
 
+    def for_problem(self, problem):
+        r""":meth:`rescaled` to the :math:`\beta_{\max}` of a
+        :class:`PairProblem` (several tasks: the norm of theirs, as
+        :func:`pool_selections` pools them)."""
+        return self.rescaled(safe_norm(task_beta_max(problem)))
+
 
 def safe_norm(values):
     """The Euclidean norm of non-negative ``values``, also where squares
