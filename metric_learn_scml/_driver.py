@@ -286,8 +286,7 @@ def support_rerun(problem, run, beta, rda_parameters, random_state, log,
             again = rda(differences.columns(kept), problem.triplet_pairs,
                         task_offsets, beta, random_state=random_state,
                         **dict(rda_parameters, max_iter=int(max_iter)))
-            budget -= rda_work(again.n_iter, rda_parameters["batch_size"],
-                               np.diff(task_offsets), kept.shape[0])
+            budget -= again.n_iter * step_work * kept.shape[0]
             weights = np.zeros_like(run.weights)
             weights[:, kept] = again.weights
             after = whole.objective(weights, beta)
