@@ -461,10 +461,8 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
         approximation on ``n_landmarks`` points (scikit-learn's
         ``Nystroem``, then PCA), whose memory grows as ``n_samples``;
         ``'auto'`` is exact below {{NYSTROEM_MIN_SAMPLES}} points, where
-        the exact kernel costs the most (about 30 s and 3 GB at 19,999
-        points of 20 features, against 7 s and 0.7 GB for the Nyström one
-        at 20,000): ask for ``'nystroem'`` from about 10,000 points where
-        time or memory matters. Beyond the paper.
+        both cost about the same; beyond, the exact kernel's time and
+        memory grow as ``n_samples`` squared. Beyond the paper.
     n_landmarks : int, default=1000
         Landmark points of the Nyström approximation.
     gamma, max_iter, output_iter, batch_size, tol, n_iter_no_change, solver, verbose, preprocessor, random_state

@@ -79,9 +79,9 @@ def test_auto_above_the_threshold_never_builds_the_n_by_n_kernel():
     finally:
         tracemalloc.stop()
     assert embedding.method_ == "nystroem"
-    # The n x n kernel alone would be 1.6 GB in single precision, its
-    # distances twice that; the Nystroem route holds a few n x n_landmarks
-    # arrays (32 MB each in double precision).
+    # The n x n kernel alone would be 4 n^2 bytes in single precision, its
+    # distances as much again; the Nystroem route holds a few
+    # n x n_landmarks arrays in double precision.
     assert peak < 5 * n_samples * n_landmarks * 8
 
 
