@@ -15,12 +15,17 @@ import re
 
 # --- Choosing beta (beta='auto'; _driver) ------------------------------------
 
-# beta='auto': the share of the training points held out to choose beta,
-# and the most points its path is fitted on (the loss is a mean over
-# triplets, so beta carries over to more points).
-# Evidence: NOTES.md, "Fit time and the selection on small data".
+# beta='auto': the share of the training points held out to choose beta
+# (NOTES.md, "Fit time and the selection on small data"). Its path is
+# fitted on SELECTION_SHARE of the points, at least MIN_SELECTION_POINTS
+# and at most MAX_SELECTION_POINTS: the best multiple of beta_max grows
+# with the points a model is fitted on, so a part of a fixed 1,000 points
+# chose too dense a model for 100,000 points and more.
+# Evidence: NOTES.md, "The choice of beta on a fifth of the points".
 VALIDATION_FRACTION = 0.2
-MAX_SELECTION_POINTS = 1000
+SELECTION_SHARE = 0.2
+MIN_SELECTION_POINTS = 1000
+MAX_SELECTION_POINTS = 20_000
 
 
 # The beta used where no point can be held out (too few per class).

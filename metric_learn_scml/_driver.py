@@ -66,7 +66,8 @@ from ._arrays import centred, plain
 from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         EXACT_MAX_TRIPLETS, EXACT_MIN_WORK, EXACT_WORK_RATIO,
                         FALLBACK_BETA, MAX_SELECTION_POINTS,
-                        MAX_VALIDATION_POINTS, MIN_SCORED_POINTS, N_BETAS,
+                        MAX_VALIDATION_POINTS, MIN_SCORED_POINTS,
+                        MIN_SELECTION_POINTS, N_BETAS, SELECTION_SHARE,
                         VALIDATION_FRACTION)
 from ._exact import beta_max, exact_phase, large_columns
 from ._problem import (HingeProblem, SquaredDifferences, active_columns,
@@ -646,11 +647,10 @@ class BetaSelection(NamedTuple):
         The grid is drawn and scored on part of the points, and a
         problem's :math:`\beta_{\max}` falls as its points grow
         denser: the nearer a point's targets and impostors, the smaller
-        its triplet vectors. Beyond a few thousand points (the part is
-        :data:`MAX_SELECTION_POINTS`) the same value keeps far fewer
-        elements on all the points than on the part (85,714 generated
-        points of 6 features: :math:`\beta_{\max}` 0.152 on all the
-        points, 0.424 on the part; 2 elements and 29 % 3-NN error, where
+        its triplet vectors. Beyond a few thousand points the same value
+        keeps far fewer elements on all the points than on the part
+        (85,714 generated points of 6 features: :math:`\beta_{\max}`
+        0.152 on all the points, 0.424 on a part of 1,000; 2 elements and 29 % 3-NN error, where
         the same multiple keeps 89 and errs 6.3 %, the Euclidean metric
         9.2 %). So the choice is a multiple of :math:`\beta_{\max}`,
         as scikit-learn's ``lasso_path`` grids are.
@@ -689,12 +689,13 @@ def task_beta_max(problem):
 
 
 def select_beta(X, y, settings, random_state=None,
-                max_fit_points=MAX_SELECTION_POINTS,
+                min_fit_points=MIN_SELECTION_POINTS,
                 max_scored_points=MAX_VALIDATION_POINTS, progress=silent):
     """``beta='auto'``: the beta whose model does best on held-out points.
 
     A stratified ``VALIDATION_FRACTION`` of the points is held out; the
-    rest (a stratified ``max_fit_points`` of them at most, but
+    rest (a stratified ``SELECTION_SHARE`` of all the points at most,
+    between ``min_fit_points`` and ``MAX_SELECTION_POINTS``, but
     ``MIN_SELECTION_POINTS_PER_CLASS`` per class at least) is fitted
     along the grid of :func:`beta_grid` (relative to its own ``beta_max``)
     by RDA, and each solution is scored on the held-out points (a
@@ -748,7 +749,9 @@ def select_beta(X, y, settings, random_state=None,
                 "two" if fifth else "three", given.sum(),
                 "" if fifth else ", and a fifth of the points cannot hold "
                 "one of every class"))
-    n_fit_points = max(max_fit_points,
+    n_fit_points = max(min_fit_points,
+                       min(int(SELECTION_SHARE * y.shape[0]),
+                           MAX_SELECTION_POINTS),
                        MIN_SELECTION_POINTS_PER_CLASS * classes.shape[0])
     n_cuts = min(int(round(1.0 / VALIDATION_FRACTION)),
                  -(-min(MIN_SCORED_POINTS, max_scored_points)

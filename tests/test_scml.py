@@ -776,6 +776,21 @@ def _selection_settings(n_features, max_iter=500):
     return SCML_Supervised(max_iter=max_iter)._path_settings(n_features)
 
 
+def test_selection_fits_its_path_on_a_fifth_of_the_points():
+    # The best multiple of beta_max grows with the points fitted, so the
+    # part grows with the data (a fifth), above its floor.
+    from metric_learn_scml import _driver
+    X, y = make_blobs(3000, 4, centers=3, cluster_std=3.0, random_state=0)
+    heard = []
+    _driver.select_beta(X, y, _selection_settings(4), 0, min_fit_points=50,
+                        progress=heard.append)
+    assert "  the path on 600 points ..." in heard
+    heard = []
+    _driver.select_beta(X, y, _selection_settings(4), 0, min_fit_points=700,
+                        progress=heard.append)
+    assert "  the path on 700 points ..." in heard
+
+
 def test_selection_scores_at_most_max_scored_points():
     # The held-out errors are fractions of the points scored: with the cap
     # at 37, k / 37 (of the 200 a fifth of 1,000 would be, a non-zero error
@@ -935,7 +950,7 @@ def test_choice_of_beta_keeps_classes_of_one_point_out_of_a_stratified_part():
     X = np.vstack([rng.randn(200, 3), rng.randn(2, 3) + 5,
                    rng.randn(2, 3) - 5])
     y = np.r_[np.zeros(200, int), 1, 1, 2, 2]
-    found = select_beta(X, y, _selection_settings(3), 0, max_fit_points=50)
+    found = select_beta(X, y, _selection_settings(3), 0, min_fit_points=50)
     assert found.reason is None and found.mistakes.shape[1] == 204
 
 
@@ -1433,7 +1448,7 @@ def test_selection_with_many_classes_keeps_five_points_per_class():
     X, y = make_blobs(400, 4, centers=40, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
-        found = select_beta(X, y, _selection_settings(4), 0, max_fit_points=50)
+        found = select_beta(X, y, _selection_settings(4), 0, min_fit_points=50)
     assert found.betas.shape[0] == N_BETAS and found.reason is None
 
 
