@@ -650,9 +650,9 @@ class BetaSelection(NamedTuple):
         its triplet vectors. Beyond a few thousand points the same value
         keeps far fewer elements on all the points than on the part
         (85,714 generated points of 6 features: :math:`\beta_{\max}`
-        0.152 on all the points, 0.424 on a part of 1,000; 2 elements and 29 % 3-NN error, where
-        the same multiple keeps 89 and errs 6.3 %, the Euclidean metric
-        9.2 %). So the choice is a multiple of :math:`\beta_{\max}`,
+        0.152 on all the points, 0.424 on a part of 1,000; 2 elements
+        and 29 % 3-NN error, where the same multiple keeps 89 and errs
+        6.3 %, the Euclidean metric 9.2 %). So the choice is a multiple of :math:`\beta_{\max}`,
         as scikit-learn's ``lasso_path`` grids are.
         """
         if self.beta_max is None or not self.beta_max > 0 or not beta_max > 0:

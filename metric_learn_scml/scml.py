@@ -417,8 +417,8 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
         Larger values keep fewer basis elements. ``'auto'`` chooses it on a
         stratified fifth of the training points held out ({{MAX_VALIDATION_POINTS}} points at
-        most are scored): the rest (a fifth of the points, from
-        {{MIN_SELECTION_POINTS}} to {{MAX_SELECTION_POINTS}}, at most) is fitted for
+        most are scored): a part of the rest (a fifth of all the points,
+        at least {{MIN_SELECTION_POINTS}} and at most {{MAX_SELECTION_POINTS}}) is fitted for
         {{N_BETAS}} values from :math:`10^{-0.5}`
         to :math:`10^{-5}` times the smallest beta that keeps no element,
         and each is scored by the 3-NN error of the held-out points; the
