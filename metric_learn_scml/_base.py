@@ -396,6 +396,7 @@ class _SCMLEstimator(_MetricLearner):
         is the Euclidean metric (``basis_`` the coordinate axes, each of
         weight one, so ``M = I``; ``euclidean_fallback_``) when the
         held-out points preferred it (the flag set by the choice of beta),
+        when no basis element separates the points the triplets compare,
         when the chosen beta keeps no element, or when the learned metric
         maps distinct training points onto one (a zero metric maps all of
         them onto one; :func:`~metric_learn_scml._driver.merges_points`),
@@ -410,6 +411,11 @@ class _SCMLEstimator(_MetricLearner):
             reason = ("the held-out points preferred it to every beta's "
                       "model" if len(self.beta_path_) else "no element "
                       "lowers the loss where beta was chosen")
+        elif fallback and basis.shape[0] == 0:
+            # Points repeated many times, labels noisy: every triplet's
+            # points can coincide on all the points, not on the part.
+            reason = "no basis element separates the points triplets compare"
+            self.euclidean_fallback_ = True
         else:
             # (partial_fit never falls back: its later batches need a state.
             # The learners from labels (those with k_genuine), which take

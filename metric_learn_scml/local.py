@@ -449,7 +449,8 @@ class LocalSCML(_FromTriplets, _LocalModel, _TripletsClassifierMixin):
     embedding_dim : int, default=40
         Dimension :math:`D'` of the kernel PCA embedding :math:`z_x` (the
         paper uses 40, and 100 for its larger datasets). At most
-        ``n_samples - 1`` components exist, so fewer are used on small data
+        ``n_samples - 1`` components exist (``n_landmarks`` through the
+        Nyström approximation), so fewer are used on small data
         (``embedding_dim_``).
     learning_rate : float, default=0.3
         Step of forward-backward splitting, in units where the triplet

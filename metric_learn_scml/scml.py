@@ -418,7 +418,8 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         Larger values keep fewer basis elements. ``'auto'`` chooses it on a
         stratified fifth of the training points held out ({{MAX_VALIDATION_POINTS}} points at
         most are scored): a part of the rest (a fifth of all the points,
-        at least {{MIN_SELECTION_POINTS}} and at most {{MAX_SELECTION_POINTS}}) is fitted for
+        at least {{MIN_SELECTION_POINTS}} and at most {{MAX_SELECTION_POINTS}}, but five
+        points a class at least) is fitted for
         {{N_BETAS}} values from :math:`10^{-0.5}`
         to :math:`10^{-5}` times the smallest beta that keeps no element,
         and each is scored by the 3-NN error of the held-out points; the
@@ -590,9 +591,11 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         the Euclidean metric (``basis_`` the coordinate axes, ``weights_``
         ones; ``n_iter_`` 0, ``objective_`` and ``dual_gap_`` NaN),
         because it did better on the held-out points, no beta kept an
-        element on the points the choice fitted (with a warning), the
-        chosen beta kept no element, or the learned metric mapped distinct
-        training points onto one.
+        element on the points the choice fitted (with a warning), no basis
+        element separated the points the triplets of all the points compare
+        (points repeated many times with noisy labels), the chosen beta
+        kept no element, or the learned metric mapped distinct training
+        points onto one.
 
     See Also
     --------

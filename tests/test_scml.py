@@ -924,6 +924,22 @@ def test_auto_beta_falls_back_to_the_euclidean_metric(wine_split,
         assert not fixed.weights_.any() and not fixed.euclidean_fallback_
 
 
+def test_auto_beta_keeps_the_euclidean_metric_where_no_triplet_separates():
+    # 14 distinct points repeated 2,500 times, labels 15 % noisy: every
+    # point's targets and impostors are copies of itself, so all the
+    # points' triplets give no basis element, though the choice's part
+    # had some; the fit raised "found no basis element".
+    rng = np.random.RandomState(0)
+    distinct = rng.randint(0, 3, size=(14, 3)) + rng.randn(14, 3)
+    which = rng.randint(0, 14, size=2500)
+    X, y = distinct[which], which % 2 ^ (rng.rand(2500) < 0.15)
+    model = SCML_Supervised(random_state=0).fit(X, y)
+    assert model.euclidean_fallback_
+    np.testing.assert_array_equal(model.get_mahalanobis_matrix(), np.eye(3))
+    with pytest.raises(ValueError, match="found no basis element"):
+        SCML_Supervised(beta=1e-5, random_state=0).fit(X, y)
+
+
 def test_only_learners_that_fall_back_report_the_euclidean_metric(
         wine_split, pin_auto_beta):
     # mt-SCML (one task here) has no Euclidean fallback, and a basis array
