@@ -380,8 +380,7 @@ class _SCMLEstimator(_MetricLearner):
         return result.weights
 
     def _given_beta(self):
-        """The (global stage's) beta as a float, or None where it is chosen
-        from the data (``'auto'``)."""
+        """The (global stage's) beta as a float; None for ``'auto'``."""
         value = getattr(self, self._stage_name())
         return None if isinstance(value, str) else float(value)
 
@@ -396,30 +395,26 @@ class _SCMLEstimator(_MetricLearner):
         is the Euclidean metric (``basis_`` the coordinate axes, each of
         weight one, so ``M = I``; ``euclidean_fallback_``) when the
         held-out points preferred it (the flag set by the choice of beta),
-        when no basis element separates the points the triplets compare,
-        when the chosen beta keeps no element, or when the learned metric
-        maps distinct training points onto one (a zero metric maps all of
-        them onto one; :func:`~metric_learn_scml._driver.merges_points`),
-        rather than a worse, a zero or a merging metric. Beyond the paper.
-        The Euclidean model comes from no solver: ``n_iter_`` is 0,
-        ``objective_`` and ``dual_gap_`` NaN, and there is no solver state
-        for ``partial_fit`` to continue (it starts afresh).
+        when the basis is empty (points repeated with noisy labels: every
+        triplet's points coincide), when the chosen beta keeps no element,
+        or when the learned metric maps distinct training points onto one
+        (:func:`~metric_learn_scml._driver.merges_points`; a zero metric
+        does), not a worse, zero or merging one. Beyond the paper.
+        The Euclidean model comes from no solver: ``n_iter_`` 0,
+        ``objective_`` and ``dual_gap_`` NaN, no state for ``partial_fit``.
         """
         fallback = (run is None and self._given_beta() is None
                     and isinstance(self.basis, str))
-        if fallback and getattr(self, "euclidean_fallback_", False):
-            reason = ("the held-out points preferred it to every beta's "
-                      "model" if len(self.beta_path_) else "no element "
-                      "lowers the loss where beta was chosen")
-        elif fallback and basis.shape[0] == 0:
-            # Points repeated many times, labels noisy: every triplet's
-            # points can coincide on all the points, not on the part.
-            reason = "no basis element separates the points triplets compare"
+        chosen = fallback and getattr(self, "euclidean_fallback_", False)
+        if chosen or (fallback and not basis.shape[0]):
+            reason = ("no basis element" if not chosen else "the held-out "
+                      "points preferred it to every beta's model"
+                      if len(self.beta_path_) else "no element lowers the "
+                      "loss where beta was chosen")
             self.euclidean_fallback_ = True
         else:
-            # (partial_fit never falls back: its later batches need a state.
-            # The learners from labels (those with k_genuine), which take
-            # beta='auto', report it.)
+            # (partial_fit never falls back: its batches need a state. The
+            # learners from labels, which take beta='auto', report it.)
             if hasattr(self, "k_genuine"):
                 self.euclidean_fallback_ = False
             weights = self._solve(X, triplets, task_offsets, basis,
@@ -436,9 +431,8 @@ class _SCMLEstimator(_MetricLearner):
                 return weights
             self.euclidean_fallback_ = True
         self._log.note("Euclidean metric kept", reason=reason)
-        self.n_iter_, self.objective_ = 0, float("nan")
+        self.n_iter_, self.objective_, self.dual_gap_ = 0, np.nan, np.nan
         self.objective_history_ = np.zeros((0, 3))
-        self.dual_gap_ = float("nan")
         for name in ("_rda_state", "_unit"):
             self.__dict__.pop(name, None)
         self.basis_ = np.eye(X.shape[1])
