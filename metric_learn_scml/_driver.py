@@ -69,7 +69,7 @@ from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         MAX_VALIDATION_POINTS, MIN_SCORED_POINTS,
                         MIN_SELECTION_POINTS, N_BETAS, SELECTION_SHARE,
                         VALIDATION_FRACTION)
-from ._exact import beta_max, exact_phase, large_columns
+from ._exact import beta_max, beta_max_per_task, exact_phase, large_columns
 from ._problem import (HingeProblem, SquaredDifferences, active_columns,
                        pair_index, penalty_for, report, scaled_differences,
                        triplet_scale)
@@ -652,8 +652,8 @@ class BetaSelection(NamedTuple):
         (85,714 generated points of 6 features: :math:`\beta_{\max}`
         0.152 on all the points, 0.424 on a part of 1,000; 2 elements
         and 29 % 3-NN error, where the same multiple keeps 89 and errs
-        6.3 %, the Euclidean metric 9.2 %). So the choice is a multiple of :math:`\beta_{\max}`,
-        as scikit-learn's ``lasso_path`` grids are.
+        6.3 %, the Euclidean metric 9.2 %). So the choice is a multiple of
+        :math:`\beta_{\max}`, as scikit-learn's ``lasso_path`` grids are.
         """
         if self.beta_max is None or not self.beta_max > 0 or not beta_max > 0:
             return self
@@ -682,10 +682,9 @@ def task_beta_max(problem):
     r"""The :math:`\beta_{\max}` of each task of a :class:`PairProblem`
     (user's units, shape ``(T,)``), as a single-task model of its
     triplets would have it (:func:`~metric_learn_scml._exact.beta_max`)."""
-    hinge = HingeProblem(problem.differences, problem.triplet_pairs,
-                         problem.task_offsets)
-    gradient = hinge.gradient(hinge.upper)
-    return np.maximum(-gradient.min(axis=1), 0.0) / problem.unit ** 2
+    return beta_max_per_task(HingeProblem(
+        problem.differences, problem.triplet_pairs,
+        problem.task_offsets)) / problem.unit ** 2
 
 
 def select_beta(X, y, settings, random_state=None,

@@ -438,9 +438,13 @@ def beta_max(problem):
     ``alpha_max`` of scikit-learn's ``lasso_path``.) In the units of
     ``problem``; 0 when no element lowers any loss.
     """
-    mean = problem.gradient(np.full(problem.n_triplets,
-                                    1.0 / problem.n_triplets))[0]
-    return max(float(-mean.min()), 0.0)
+    return float(beta_max_per_task(problem)[0])
+
+
+def beta_max_per_task(problem):
+    """:func:`beta_max` of each task (shape ``(T,)``), as a single-task
+    model of its triplets would have it."""
+    return np.maximum(-problem.gradient(problem.upper).min(axis=1), 0.0)
 
 
 # Relative zero of the weights HiGHS returns (its feasibility tolerance is
