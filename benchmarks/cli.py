@@ -28,7 +28,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from . import (basis_size, breadth, budget, compare, fingerprint, global_table, local, memory,
-               multitask, pairs, report, scale, shape, shipped)
+               multitask, neighbours, pairs, report, scale, shape, shipped)
 from .data import DEFAULT_PREPROCESSING, PREPROCESSINGS, SHIPPED
 from .protocol import UnknownNameError
 from .results import (RESULTS_DIR, SUMMARY_COLUMNS, keep_summaries, merge_records,
@@ -285,6 +285,14 @@ def run_budget(args, progress):
     save(args, "budget", rows, budget.COLUMNS, start)
 
 
+def run_neighbours(args, progress):
+    start = time.perf_counter()
+    rows = neighbours.run(neighbours.QUICK_SIZES if args.quick else neighbours.SIZES,
+                          progress=lambda line: print(line, file=sys.stderr, flush=True))
+    show("neighbours", neighbours.table(rows).splitlines())
+    save(args, "neighbours", rows, neighbours.COLUMNS, start)
+
+
 def run_fingerprint(args, progress):
     rows = fingerprint.run(progress=lambda line: print(line, file=sys.stderr, flush=True))
     show("fingerprint", fingerprint.table(rows).splitlines())
@@ -426,6 +434,8 @@ TABLES = {
                                    "training points (small_data.csv)"),
     "budget": (run_budget, "the default fit's stages, the exact phase against its budget, "
                            "and metric-learn's fit time (budget.csv)"),
+    "neighbours": (run_neighbours, "mining time by number of features: the package's neighbour "
+                                   "search against scikit-learn's choice (neighbours.csv)"),
     "shipped": (run_shipped, "the defaults on scikit-learn's own datasets (no download)"),
     "pairs": (run_pairs, "SCML as a pair classifier against ITML and MMC on independent "
                          "pairs (generated, digits)"),

@@ -4,6 +4,7 @@ distinct rows (points) that index triplets."""
 import contextlib
 
 import numpy as np
+from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.utils import check_random_state
 
 # Bytes of squared differences computed at once (table building and
@@ -34,6 +35,17 @@ OFFSET_RATIO = 1e3
 # Evidence: numerical (float64's range).
 MAX_ABS_VALUE = 1e100
 MIN_ABS_VALUE = 1e-100
+
+# Exact neighbour searches among this many points or more, on more than
+# KD_TREE_MAX_FEATURES features, compare every pair (scikit-learn's
+# algorithm='brute') instead of taking scikit-learn's choice, a k-d tree up
+# to 15 features: the tree's cost grows with the features and passes the
+# brute search's from about 9 (mining 100,000 generated points on 15
+# features: 70 s against 17 s, the same triplets). Below, the tree stays:
+# it is faster on few features, and small searches cost little either way.
+# Evidence: NOTES.md, "Neighbour searches on 9 to 15 features".
+KD_TREE_MAX_FEATURES = 8
+BRUTE_MIN_POINTS = 5_000
 
 
 def check_range(who, X):
@@ -163,6 +175,31 @@ def chunk_rows(n_features):
     in ``_triplets.distinct_elements``.) At least 16.
     """
     return max(16, CHUNK_BYTES // (8 * max(n_features, 1)))
+
+
+def search_algorithm(points):
+    """scikit-learn's ``algorithm`` for an exact neighbour search among
+    ``points`` (``n x d``): 'brute' on large searches over more than
+    :data:`KD_TREE_MAX_FEATURES` features, 'auto' otherwise. Both find
+    the same neighbours; ties between equal distances may be ordered
+    differently."""
+    n_points, n_features = points.shape
+    return ("brute" if n_points >= BRUTE_MIN_POINTS
+            and n_features > KD_TREE_MAX_FEATURES else "auto")
+
+
+def nearest_index(points, n_neighbors):
+    """scikit-learn's ``NearestNeighbors`` of ``n_neighbors`` fitted on
+    ``points``, searched as :func:`search_algorithm` says."""
+    return NearestNeighbors(n_neighbors=n_neighbors,
+                            algorithm=search_algorithm(points)).fit(points)
+
+
+def fitted_knn(n_neighbors, points, y):
+    """scikit-learn's k-NN classifier of ``n_neighbors`` fitted on
+    ``points`` and ``y``, searched as :func:`search_algorithm` says."""
+    return KNeighborsClassifier(
+        n_neighbors, algorithm=search_algorithm(points)).fit(points, y)
 
 
 def largest_magnitude(X):

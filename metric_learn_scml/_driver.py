@@ -59,10 +59,9 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
-from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.utils import check_random_state
 
-from ._arrays import centred, plain
+from ._arrays import centred, fitted_knn, nearest_index, plain
 from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         EXACT_MAX_TRIPLETS, EXACT_MIN_WORK, EXACT_WORK_RATIO,
                         FALLBACK_BETA, MAX_SELECTION_POINTS,
@@ -471,10 +470,10 @@ def held_out_triplets(X_fit, y_fit, X_held, y_held, k_genuine, k_impostor):
         n_impostors = min(k_impostor, other.shape[0])
         if n_targets == 0 or n_impostors == 0:
             continue
-        targets = same[NearestNeighbors(n_neighbors=n_targets).fit(
-            X_fit[same]).kneighbors(X_held[anchors], return_distance=False)]
-        impostors = other[NearestNeighbors(n_neighbors=n_impostors).fit(
-            X_fit[other]).kneighbors(X_held[anchors], return_distance=False)]
+        targets = same[nearest_index(X_fit[same], n_targets).kneighbors(
+            X_held[anchors], return_distance=False)]
+        impostors = other[nearest_index(X_fit[other], n_impostors).kneighbors(
+            X_held[anchors], return_distance=False)]
         blocks.append(combinations(anchors, targets, impostors))
     triplets = (np.concatenate(blocks) if blocks
                 else np.zeros((0, 3), dtype=np.intp))
@@ -922,14 +921,13 @@ def held_out_mistakes(X_fit, y_fit, X_held, y_held):
     """Which held-out points the 3-NN classifier of the fit points gets
     wrong, as a boolean array, under the Euclidean distance of the given
     coordinates (a metric's, through its components, or the data's own)."""
-    classifier = KNeighborsClassifier(n_neighbors=min(
-        SCORE_NEIGHBOURS, X_fit.shape[0]))
     with warnings.catch_warnings():
         # Many classes of few points are class labels here, not a
         # regression target: scikit-learn's guess says nothing to the user.
         warnings.filterwarnings("ignore", message="The number of unique "
                                 "classes is greater than 50%")
-        classifier.fit(X_fit, y_fit)
+        classifier = fitted_knn(min(SCORE_NEIGHBOURS, X_fit.shape[0]),
+                                X_fit, y_fit)
     return classifier.predict(X_held) != y_held
 
 

@@ -74,7 +74,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from ._arrays import (binary_scales, centred, check_known_labels, check_range,
                       checked_random_state, chunk_rows, compared_pairs,
-                      distinct_rows, named_errors)
+                      distinct_rows, named_errors, nearest_index)
 from ._defaults import MAX_ANCHORS, MINIBATCH_MIN_SAMPLES
 
 # The most triplets the pairs of one anchor give (the k_genuine * k_impostor
@@ -150,7 +150,7 @@ def _exact_neighbours(X, class_index, members_of, anchors_of, k_genuine,
             yield None, None, None
             continue
         n_impostors = min(k_impostor, others.shape[0])
-        index = NearestNeighbors(n_neighbors=n_targets).fit(X[members])
+        index = nearest_index(X[members], n_targets)
         if positions is None:
             # kneighbors() without X leaves each point out of its own
             # neighbours, even when it has exact duplicates.
@@ -160,9 +160,8 @@ def _exact_neighbours(X, class_index, members_of, anchors_of, k_genuine,
             queries = X[members[positions]]
             targets = members[_leave_out(index.kneighbors(
                 queries, n_targets + 1, return_distance=False), positions)]
-        impostors = others[NearestNeighbors(n_neighbors=n_impostors)
-                           .fit(X[others])
-                           .kneighbors(queries, return_distance=False)]
+        impostors = others[nearest_index(X[others], n_impostors).kneighbors(
+            queries, return_distance=False)]
         yield positions, targets, impostors
 
 
@@ -834,7 +833,7 @@ def lda_basis(X, y, n_basis, random_state=None):
     neighbours = []
     for c in range(classes.shape[0]):
         members = np.flatnonzero(class_index == c)
-        found = NearestNeighbors(n_neighbors=largest[c]).fit(X[members])
+        found = nearest_index(X[members], largest[c])
         neighbours.append(members[found.kneighbors(centres,
                                                    return_distance=False)])
 
@@ -892,6 +891,8 @@ def triplet_basis(X, triplets, n_basis, random_state=None):
         math.ceil(n_basis / (len(TRIPLET_SCALES) * n_directions)),
         random_state)
     largest = min(max(TRIPLET_SCALES), triplets.shape[0])
+    # (Not nearest_index: each anchor appears once a triplet, and another
+    # search would order those ties, so the regions' triplets, otherwise.)
     nearest = (NearestNeighbors(n_neighbors=largest).fit(X[triplets[:, 0]])
                .kneighbors(centres, return_distance=False))
     bases = []

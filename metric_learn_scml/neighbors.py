@@ -25,12 +25,11 @@ from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin,
                           clone)
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import accuracy_score
-from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (check_consistent_length, check_is_fitted,
                                       column_or_1d, validate_data)
 
-from ._arrays import check_known_labels, named_errors, plain
+from ._arrays import check_known_labels, fitted_knn, named_errors, plain
 from ._triplets import check_label_types
 from ._validation import (Interval, check_y_given, forget_fit,
                           parameter_constraints, validate_parameters,
@@ -193,13 +192,13 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
                                        "training points of task %r"
                                        % (plain(task),))
                 model = self.estimator_.for_task(task)
-                self._task_models[task] = (members, model, KNeighborsClassifier(
-                    self.n_neighbors).fit(model.transform(X[members]),
-                                          self._y_index[members]))
+                self._task_models[task] = (members, model, fitted_knn(
+                    self.n_neighbors, model.transform(X[members]),
+                    self._y_index[members]))
         else:
             self.kind_ = "global"
-            self._knn = KNeighborsClassifier(self.n_neighbors).fit(
-                self.estimator_.transform(X), self._y_index)
+            self._knn = fitted_knn(self.n_neighbors, self.estimator_.transform(X),
+                             self._y_index)
         return self
 
     @staticmethod
@@ -498,7 +497,7 @@ def knn_scorer(estimator, X, y, n_neighbors=3):
             "cv=StratifiedKFold(n_splits, shuffle=True, random_state=0), or "
             "use SCML_SupervisedCV." % (plain(y[0]),), UndefinedMetricWarning)
         return 1.0
-    knn = KNeighborsClassifier(n_neighbors).fit(embedded, y)
+    knn = fitted_knn(n_neighbors, embedded, y)
     # kneighbors() without X leaves each point out of its own neighbours.
     neighbours = knn.kneighbors(return_distance=False)
     classes, codes = np.unique(y, return_inverse=True)

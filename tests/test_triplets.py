@@ -10,15 +10,14 @@ from metric_learn_scml._arrays import distinct_rows, triplets_to_indices
 from metric_learn_scml._problem import pair_index
 
 
-def brute_force_triplets(X, y, k_genuine, k_impostor):
-    distances = cdist(X, X)
+def brute_force_triplets(X, y, k_genuine, k_impostor, anchors=None):
+    anchors = np.arange(X.shape[0]) if anchors is None else anchors
     expected = set()
-    for i in range(X.shape[0]):
+    for i, row in zip(anchors, cdist(X[anchors], X)):
         same = np.flatnonzero((y == y[i]) & (np.arange(len(y)) != i))
         other = np.flatnonzero(y != y[i])
-        targets = same[np.argsort(distances[i, same], kind="stable")][:k_genuine]
-        impostors = other[np.argsort(distances[i, other],
-                                     kind="stable")][:k_impostor]
+        targets = same[np.argsort(row[same], kind="stable")][:k_genuine]
+        impostors = other[np.argsort(row[other], kind="stable")][:k_impostor]
         expected |= {(i, j, k) for j in targets for k in impostors}
     return expected
 
@@ -31,6 +30,19 @@ def test_triplets_match_brute_force():
     assert triplets.shape[1] == 3
     assert set(map(tuple, triplets)) == brute_force_triplets(X, y, 3, 5)
     assert len(set(map(tuple, triplets))) == len(triplets)
+
+
+def test_large_searches_on_many_features_find_the_exact_neighbours():
+    # From 5,000 points on more than 8 features the searches compare every
+    # pair instead of scikit-learn's k-d tree: still the exact neighbours.
+    rng = np.random.RandomState(0)
+    X = rng.randn(5200, 10)
+    y = rng.randint(0, 3, size=5200)
+    anchors = rng.choice(5200, 60, replace=False)
+    triplets = triplets_from_labels(X, y, k_genuine=2, k_impostor=4,
+                                    anchors=anchors)
+    assert set(map(tuple, triplets)) == brute_force_triplets(X, y, 2, 4,
+                                                             anchors)
 
 
 def test_small_classes_use_what_they_have():
