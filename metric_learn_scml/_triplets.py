@@ -17,9 +17,9 @@ random sample of about :data:`MAX_ANCHORS` of the points as anchors (each
 class's share rounded up, :func:`sample_anchors`), their targets and
 impostors still the nearest among all points. This goes
 beyond the paper, which mines every point: the solver draws at most
-``max_iter * batch_size`` triplets (640,000 at the defaults), fewer than
-:data:`MAX_ANCHORS` anchors give, so more anchors only cost search time,
-which then grows as ``n * MAX_ANCHORS`` rather than ``n^2``.
+``max_iter * batch_size`` triplets (640,000 at the defaults), and stops
+far earlier on large data, so more anchors only cost search time, which
+then grows as ``n * MAX_ANCHORS`` rather than ``n^2``.
 
 **Basis sets**: the rank-one "locally discriminative" elements of SCML.
 Every SCML metric is a non-negative combination
@@ -207,7 +207,7 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
         Impostors per point (at most the number of points of other classes).
     random_state : int, RandomState instance or None, default=None
         Seed of the anchors drawn beyond ``max_anchors`` points.
-    max_anchors : int, default=50000
+    max_anchors : int, default=20000
         Beyond this many candidate anchors (``n``: every point, or the
         ``anchors`` given), only the triplets of a stratified random sample
         of them: each class keeps ``ceil(n_c * max_anchors / n)`` of its
