@@ -61,7 +61,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.utils import check_random_state
 
-from ._arrays import centred, fitted_knn, nearest_index, plain
+from ._arrays import centred, distinct_rows, fitted_knn, nearest_index, plain
 from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         EXACT_MAX_TRIPLETS, EXACT_MIN_WORK, EXACT_WORK_RATIO,
                         FALLBACK_BETA, MAX_SELECTION_POINTS,
@@ -560,6 +560,9 @@ def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
         (:func:`held_out_scores`); None where the fit part gives no basis
         element or no beta keeps one.
     """
+    # (Centred where far from the origin, as select_beta's points are: the
+    # held-out neighbours are searched on them.)
+    X = centred(X)
     rng = check_random_state(random_state)
     basis = path_basis(settings, X[fit], y[fit], rng)
     if not callable(basis) and basis.shape[0] == 0:
@@ -969,9 +972,14 @@ def merges_points(X, components):
     X = centred(X)
     Z = X @ components.T
     scale = np.abs(Z).max(initial=0.0)
-    images = (np.round(Z / scale, MERGE_DIGITS) if scale > 0
+    # (+ 0.0 turns the -0.0 of a rounded small negative into 0.0, so that
+    # equal images are equal bytes for distinct_rows.)
+    images = (np.round(Z / scale, MERGE_DIGITS) + 0.0 if scale > 0
               else np.zeros((X.shape[0], 1)))
-    _, first, group = np.unique(images, axis=0, return_index=True,
-                                return_inverse=True)
-    apart = np.abs(X - X[first[group.reshape(-1)]]).max(axis=1, initial=0.0)
+    first, group = distinct_rows(images)
+    if first.shape[0] == X.shape[0]:
+        return False
+    shared = np.bincount(group)[group] > 1
+    apart = np.abs(X[shared] - X[first[group[shared]]]).max(axis=1,
+                                                            initial=0.0)
     return bool((apart > DISTINCT_RATIO * np.abs(X).max(initial=0.0)).any())

@@ -512,8 +512,7 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         drawn from, a generated basis is drawn anew from them, its
         elements of zero weight replaced by new ones and new ones added up
         to the size ``fit`` would draw from those points (those in use
-        are kept, with their solver state). The default is the most anchors
-        ``fit`` mines. 0 remembers nothing: each batch mines its own
+        are kept, with their solver state). 0 remembers nothing: each batch mines its own
         triplets and the first batch's basis is kept. ``fit`` ignores it.
         Beyond the paper.
     verbose : bool, default=False

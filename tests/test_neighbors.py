@@ -476,3 +476,23 @@ def test_knn_scorer_of_a_classifier_names_its_score():
     with pytest.raises(TypeError, match="MetricKNeighborsClassifier has "
                        "none.*use its score method"):
         knn_scorer(model, X, y)
+
+
+def test_neighbours_of_points_far_from_the_origin_stay_exact():
+    # From 5,000 points on more than 8 features the searches compare every
+    # pair through |a|^2 - 2 a.b + |b|^2, which loses the digits of an
+    # offset: 5,000 points at 1e8 agreed with the exact 3-NN on 69 % of
+    # the test points. Such points keep the k-d tree.
+    rng = np.random.RandomState(0)
+    X = rng.randn(5200, 10)
+    y = (X[:, 0] > 0).astype(int)
+    X += 1e8
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = MetricKNeighborsClassifier(SCML_Supervised(
+            beta=1e-3, max_iter=200, random_state=0)).fit(X[:5000], y[:5000])
+    embedded = model.estimator_.transform(X)
+    assert embedded.shape[1] > 8
+    exact = KNeighborsClassifier(3, algorithm="kd_tree").fit(
+        embedded[:5000], y[:5000]).predict(embedded[5000:])
+    np.testing.assert_array_equal(model.predict(X[5000:]), exact)

@@ -1,4 +1,5 @@
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -339,3 +340,20 @@ def test_cv_grid_that_keeps_no_element_warns(wine):
                       r"element.*too large"):
         model = SCML_SupervisedCV(betas=[1e6, 1e5], random_state=0).fit(X, y)
     assert model.euclidean_fallback_
+
+
+def test_cross_validation_of_points_far_from_the_origin_scores_as_centred():
+    # The held-out 3-NN of each fold was searched on the raw points: at
+    # 1e8 from the origin, on 20 features (scikit-learn's brute search),
+    # the errors of two betas read 0.43 and 0.42 instead of 0.11, and the
+    # choice moved from 1.8e-5 to 0.58.
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 20)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        near = SCML_SupervisedCV(n_betas=3, cv=3, random_state=0).fit(X, y)
+        far = SCML_SupervisedCV(n_betas=3, cv=3, random_state=0).fit(
+            X + 1e8, y)
+    np.testing.assert_allclose(far.error_path_, near.error_path_)
+    np.testing.assert_allclose(far.beta_, near.beta_, rtol=1e-6)

@@ -1271,6 +1271,14 @@ def test_features_on_very_different_scales_warn_and_name_the_fix(iris):
     wide = X * [1.0, 100.0, 1.0, 1.0]
     with pytest.warns(UserWarning, match="differ widely"):
         SCML_Supervised(beta=1e-3, max_iter=500, random_state=0).fit(wide, y)
+    # The median is of the other features: two features 100-fold apart, or
+    # half of them wide, warn too (the median of all would be half the
+    # widest).
+    for columns, scales in (([0, 1], [100.0, 1.0]),
+                            ([0, 1, 2, 3], [100.0, 100.0, 1.0, 1.0])):
+        with pytest.warns(UserWarning, match="differ widely"):
+            SCML_Supervised(beta=1e-3, max_iter=500, random_state=0).fit(
+                X[:, columns] * scales, y)
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)

@@ -5,7 +5,8 @@ from sklearn.neighbors import NearestNeighbors
 
 from metric_learn_scml._triplets import triplets_from_labels
 
-from metric_learn_scml._arrays import distinct_rows, triplets_to_indices
+from metric_learn_scml._arrays import (distinct_rows, search_algorithm,
+                                      triplets_to_indices)
 
 from metric_learn_scml._problem import pair_index
 
@@ -33,16 +34,20 @@ def test_triplets_match_brute_force():
 
 
 def test_large_searches_on_many_features_find_the_exact_neighbours():
-    # From 5,000 points on more than 8 features the searches compare every
-    # pair instead of scikit-learn's k-d tree: still the exact neighbours.
+    # Among 5,000 points or more on more than 8 features the searches
+    # compare every pair instead of scikit-learn's k-d tree: still the
+    # exact neighbours, and points far from the origin keep the tree.
     rng = np.random.RandomState(0)
-    X = rng.randn(5200, 10)
-    y = rng.randint(0, 3, size=5200)
-    anchors = rng.choice(5200, 60, replace=False)
-    triplets = triplets_from_labels(X, y, k_genuine=2, k_impostor=4,
-                                    anchors=anchors)
-    assert set(map(tuple, triplets)) == brute_force_triplets(X, y, 2, 4,
-                                                             anchors)
+    X = rng.randn(10200, 10)
+    y = np.repeat([0, 1], 5100)
+    anchors = rng.choice(10200, 40, replace=False)
+    for offset in (0.0, 1e6):
+        assert search_algorithm(X[y == 0] + offset) == (
+            "brute" if offset == 0 else "auto")
+        triplets = triplets_from_labels(X + offset, y, k_genuine=2,
+                                        k_impostor=4, anchors=anchors)
+        assert set(map(tuple, triplets)) == brute_force_triplets(
+            X, y, 2, 4, anchors)
 
 
 def test_small_classes_use_what_they_have():
