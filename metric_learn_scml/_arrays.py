@@ -47,7 +47,7 @@ MIN_ABS_VALUE = 1e-100
 # the digits of the points' offset over their spread (5,000 points at 1e8
 # from the origin: 3-NN accuracy 0.62 against the tree's 0.97), so points
 # whose mean lies more than BRUTE_MAX_OFFSET times their spread from the
-# origin keep the tree.
+# origin (far_mean) keep the tree.
 # Evidence: NOTES.md, "Neighbour searches on 9 to 15 features", and its
 # sequel on points far from the origin.
 KD_TREE_MAX_FEATURES = 8
@@ -188,20 +188,16 @@ def search_algorithm(points):
     """scikit-learn's ``algorithm`` for an exact neighbour search among
     ``points`` (``n x d``): 'brute' on large searches over more than
     :data:`KD_TREE_MAX_FEATURES` features whose mean lies within
-    :data:`BRUTE_MAX_OFFSET` times their spread (the root mean squared
-    distance to it) of the origin, 'auto' otherwise. Both find the same
+    :data:`BRUTE_MAX_OFFSET` times their spread of the origin
+    (:func:`far_mean`), 'auto' otherwise. Both find the same
     neighbours, up to the brute search's rounding: points closer than about
     1e-7 of the spread to one another (near-duplicates) may be ordered
     otherwise, as in scikit-learn's own searches above 15 features."""
     n_points, n_features = points.shape
-    if n_points < BRUTE_MIN_POINTS or n_features <= KD_TREE_MAX_FEATURES:
+    if (n_points < BRUTE_MIN_POINTS or n_features <= KD_TREE_MAX_FEATURES
+            or far_mean(points, BRUTE_MAX_OFFSET) is not None):
         return "auto"
-    mean = points.mean(axis=0)
-    offset = float(mean @ mean)
-    # (No n x d temporary; far from the origin its cancellation only makes
-    # the answer surer.)
-    spread = float(np.einsum("ij,ij->", points, points)) / n_points - offset
-    return "brute" if offset <= BRUTE_MAX_OFFSET ** 2 * spread else "auto"
+    return "brute"
 
 
 def nearest_index(points, n_neighbors):
@@ -225,9 +221,10 @@ def largest_magnitude(X):
     return float(max(X.max(initial=0.0), -X.min(initial=0.0)))
 
 
-def far_mean(X):
+def far_mean(X, ratio=OFFSET_RATIO):
     """The mean of the rows of ``X`` where it lies far from the origin
-    (see ``OFFSET_RATIO``), else None."""
+    (its largest coordinate over ``ratio`` times the largest feature's
+    standard deviation; see ``OFFSET_RATIO``), else None."""
     if X.shape[0] == 0:
         return None
     mean = X.mean(axis=0)
@@ -236,7 +233,7 @@ def far_mean(X):
     # surer of its answer there.
     variance = np.einsum("ij,ij->j", X, X) / X.shape[0] - np.square(mean)
     spread = np.sqrt(np.maximum(variance, 0.0)).max(initial=0.0)
-    if np.abs(mean).max(initial=0.0) > OFFSET_RATIO * spread:
+    if np.abs(mean).max(initial=0.0) > ratio * spread:
         return mean
     return None
 

@@ -197,8 +197,8 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
                     self._y_index[members]))
         else:
             self.kind_ = "global"
-            self._knn = fitted_knn(self.n_neighbors, self.estimator_.transform(X),
-                             self._y_index)
+            self._knn = fitted_knn(self.n_neighbors,
+                                   self.estimator_.transform(X), self._y_index)
         return self
 
     @staticmethod

@@ -512,8 +512,9 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         drawn from, a generated basis is drawn anew from them, its
         elements of zero weight replaced by new ones and new ones added up
         to the size ``fit`` would draw from those points (those in use
-        are kept, with their solver state). 0 remembers nothing: each batch mines its own
-        triplets and the first batch's basis is kept. ``fit`` ignores it.
+        are kept, with their solver state). 0 remembers nothing: each
+        batch mines its own triplets and the first batch's basis is kept.
+        ``fit`` ignores it.
         Beyond the paper.
     verbose : bool, default=False
         Print what the fit does, stage by stage, with each stage's time:
