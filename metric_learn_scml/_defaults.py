@@ -54,6 +54,15 @@ N_BETAS = 7
 # Evidence: NOTES.md, "Small data: a choice of beta that uses every point".
 ERROR_BAND = 1.0
 
+# From this many points the choice keeps the sparsest beta within the band
+# instead (the one-standard-error rule of CART and glmnet): its part is
+# then a fifth of the points, the best multiple of beta_max grows with the
+# points a model is fitted on, and the part's held-out errors are often
+# flat where the full data's are not. Below it the rule is unchanged, and
+# so is the decision protocol (2,000 training points at most).
+# Evidence: NOTES.md, "The sparsest beta within the band from 5,000 points".
+SPARSE_CHOICE_MIN_POINTS = 5000
+
 # beta='auto' scores held-out points until this many are scored: the next
 # fold of a stratified 5-fold is held out in turn, so that below 500
 # points every point is scored once, and below 2,500 at least 500 are (at

@@ -67,7 +67,7 @@ from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         FALLBACK_BETA, MAX_SELECTION_POINTS,
                         MAX_VALIDATION_POINTS, MIN_SCORED_POINTS,
                         MIN_SELECTION_POINTS, N_BETAS, SELECTION_SHARE,
-                        VALIDATION_FRACTION)
+                        SPARSE_CHOICE_MIN_POINTS, VALIDATION_FRACTION)
 from ._exact import beta_max, beta_max_per_task, exact_phase, large_columns
 from ._problem import (HingeProblem, SquaredDifferences, active_columns,
                        pair_index, penalty_for, report, scaled_differences,
@@ -587,9 +587,10 @@ def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
         weights, path.basis, X[fit], y[fit], X[held], y[held], triplets)
 
 
-def best_beta(betas, mistakes):
+def best_beta(betas, mistakes, sparsest=False):
     """The smallest beta (the densest model) whose held-out 3-NN error is
-    within ``ERROR_BAND`` paired standard errors of the least.
+    within ``ERROR_BAND`` paired standard errors of the least; with
+    ``sparsest``, the largest such beta.
 
     ``mistakes`` (``n_betas x n_scored``, :func:`held_out_scores`) says
     which held-out points each beta's metric misclassifies. The least
@@ -603,16 +604,19 @@ def best_beta(betas, mistakes):
     and the densest of those is kept: sparsity comes from the optimum at
     that beta, not from a larger beta inside the noise
     (``benchmarks/results/NOTES.md``, "Small data: a choice of beta that
-    uses every point").
+    uses every point"). ``sparsest`` is the one-standard-error rule of
+    CART and glmnet: :func:`select_beta` takes it where its part is a
+    fifth of the points, whose best multiple of beta_max is larger than
+    the part's (``SPARSE_CHOICE_MIN_POINTS``).
     """
     mistakes = np.asarray(mistakes, dtype=float)
     errors = mistakes.mean(axis=1)
     best = int(np.argmin(errors))
     spread = ((mistakes - mistakes[best]).std(axis=1)
               / np.sqrt(max(mistakes.shape[1], 1)))
-    near = errors <= errors[best] + ERROR_BAND * spread + 1e-12
+    near = np.flatnonzero(errors <= errors[best] + ERROR_BAND * spread + 1e-12)
     # betas decrease along the grid: the last near one is the smallest
-    return float(betas[np.flatnonzero(near)[-1]])
+    return float(betas[near[0] if sparsest else near[-1]])
 
 
 class BetaSelection(NamedTuple):
@@ -628,7 +632,8 @@ class BetaSelection(NamedTuple):
     (``n_betas x n_scored``, :func:`best_beta`); ``beta_max`` the
     :math:`\beta_{\max}` of the points the grid was drawn for, where
     the grid is relative to it (None: the values hold as they are; see
-    :func:`rescaled`).
+    :func:`rescaled`); ``sparsest`` whether the sparsest value within the
+    band was kept (:func:`best_beta`).
     """
 
     beta: float
@@ -641,6 +646,7 @@ class BetaSelection(NamedTuple):
     reason: object = None
     mistakes: np.ndarray = None
     beta_max: float = None
+    sparsest: bool = False
 
     def rescaled(self, beta_max):
         r"""The selection with its grid and choice as the same multiples of
@@ -723,6 +729,7 @@ def select_beta(X, y, settings, random_state=None,
     ``progress``, a function of a message, hears of each step.
     """
     rng = check_random_state(random_state)
+    sparsest = X.shape[0] >= SPARSE_CHOICE_MIN_POINTS
     # Far from the origin, every distance below (the held-out 3-NN errors
     # of the metrics and of the data's own coordinates) loses the offset's
     # digits; the choice is the same for the data moved to their mean.
@@ -785,11 +792,11 @@ def select_beta(X, y, settings, random_state=None,
     errors = mistakes.mean(axis=1)
     progress("  %d betas scored on %d held-out points" % (len(betas), n_scored))
     return BetaSelection(
-        best_beta(betas, mistakes), betas, errors,
+        best_beta(betas, mistakes, sparsest), betas, errors,
         np.sum(triplet_errors, axis=0) / n_scored,
         euclidean_wins(errors.min(), euclidean.mean()),
         float(euclidean.mean()), n_scored, mistakes=mistakes,
-        beta_max=betas[0] / BETA_RATIO_HIGH)
+        beta_max=betas[0] / BETA_RATIO_HIGH, sparsest=sparsest)
 
 
 def held_fifth(n_points, n_classes):
@@ -887,10 +894,12 @@ def pool_selections(selections):
         share @ np.array([getattr(selection, name) for selection in selections])
         for name in ("errors", "triplet_errors", "euclidean_error"))
     mistakes = np.hstack([selection.mistakes for selection in selections])
+    sparsest = all(selection.sparsest for selection in selections)
     return BetaSelection(
-        best_beta(betas, mistakes), betas, errors, triplet_errors, False,
-        float(euclidean), int(n_scored.sum()), mistakes=mistakes,
-        beta_max=betas[0] / BETA_RATIO_HIGH if every_task else None)
+        best_beta(betas, mistakes, sparsest), betas, errors, triplet_errors,
+        False, float(euclidean), int(n_scored.sum()), mistakes=mistakes,
+        beta_max=betas[0] / BETA_RATIO_HIGH if every_task else None,
+        sparsest=sparsest)
 
 
 def no_selection(reason, euclidean=False):

@@ -429,7 +429,10 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         hold out one point of each in turn). Among the values whose error
         is within {{ERROR_BAND}} paired standard error of the least, the
         smallest (the densest model) wins: a sparser model within the noise
-        is a choice made on noise. The model is then fitted on every point
+        is a choice made on noise. From {{SPARSE_CHOICE_MIN_POINTS}} training points on, the
+        largest (the sparsest) wins instead, the one-standard-error rule:
+        the part is then a fifth of the points, and the best multiple of
+        that smallest beta grows with the points fitted. The model is then fitted on every point
         at the same multiple of their own smallest beta that keeps no
         element (which falls as the points grow denser: on 60,000
         generated points, to a third of the value on 1,000 of them; see

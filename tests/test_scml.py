@@ -1099,6 +1099,30 @@ def test_best_beta_keeps_the_densest_model_within_the_noise():
     assert best_beta(betas, np.array([best, best, clear])) == 0.1
     # ties everywhere: the smallest beta
     assert best_beta(betas, np.zeros((3, n), dtype=bool)) == 0.01
+    # The one-standard-error rule takes the largest beta within the band,
+    # and never one beyond it.
+    assert best_beta(betas, np.array([best, best, other]), True) == 1.0
+    assert best_beta(betas, np.array([other, best, best]), True) == 1.0
+    assert best_beta(betas, np.array([worse, best, best]), True) == 0.1
+    assert best_beta(betas, np.array([clear, best, best]), True) == 0.1
+
+
+def test_the_choice_keeps_the_sparsest_beta_within_the_band_from_5000_points():
+    # Below SPARSE_CHOICE_MIN_POINTS the densest value within the band is
+    # kept, from it the sparsest: the part the path is fitted on is then a
+    # fifth of the points, whose best multiple of beta_max is larger.
+    from metric_learn_scml._defaults import SPARSE_CHOICE_MIN_POINTS
+    from metric_learn_scml._driver import best_beta, select_beta
+    X, y = make_classification(SPARSE_CHOICE_MIN_POINTS, 6, n_informative=4,
+                               n_redundant=0, n_classes=3, random_state=0)
+    settings = SCML_Supervised()._path_settings(X.shape[1])
+    for n_points, sparsest in ((SPARSE_CHOICE_MIN_POINTS - 1, False),
+                               (SPARSE_CHOICE_MIN_POINTS, True)):
+        selection = select_beta(X[:n_points], y[:n_points], settings,
+                                random_state=0)
+        assert selection.sparsest is sparsest
+        assert selection.beta == best_beta(selection.betas,
+                                           selection.mistakes, sparsest)
 
 
 def test_small_data_choice_does_not_jump_to_a_sparse_model_on_noise():
