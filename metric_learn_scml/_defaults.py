@@ -56,9 +56,9 @@ ERROR_BAND = 1.0
 
 # From this many points the choice keeps the sparsest beta within the band
 # instead (the one-standard-error rule of CART and glmnet): its part is
-# then a fifth of the points, the best multiple of beta_max grows with the
-# points a model is fitted on, and the part's held-out errors are often
-# flat where the full data's are not. Below it the rule is unchanged, and
+# then a fifth of the points or fewer, the best multiple of beta_max grows
+# with the points a model is fitted on, and the part's held-out errors are
+# often flat where the full data's are not. Below it the rule is unchanged, and
 # so is the decision protocol (2,000 training points at most).
 # Evidence: NOTES.md, "The sparsest beta within the band from 5,000 points".
 SPARSE_CHOICE_MIN_POINTS = 5000

@@ -601,13 +601,14 @@ def best_beta(betas, mistakes, sparsest=False):
     models of 2 to 7 elements, and fell behind the Euclidean metric.
     So a beta is as good as the best when their difference, point by
     point, is within ``ERROR_BAND`` standard errors of that difference,
-    and the densest of those is kept: sparsity comes from the optimum at
-    that beta, not from a larger beta inside the noise
+    and on such data the densest of those is kept: sparsity comes from the
+    optimum at that beta, not from a larger beta inside the noise
     (``benchmarks/results/NOTES.md``, "Small data: a choice of beta that
     uses every point"). ``sparsest`` is the one-standard-error rule of
-    CART and glmnet: :func:`select_beta` takes it where its part is a
-    fifth of the points, whose best multiple of beta_max is larger than
-    the part's (``SPARSE_CHOICE_MIN_POINTS``).
+    CART and glmnet: :func:`select_beta` takes it from
+    ``SPARSE_CHOICE_MIN_POINTS`` points, where its part is a fifth of the
+    points or fewer, whose best multiple of beta_max is larger than the
+    part's.
     """
     mistakes = np.asarray(mistakes, dtype=float)
     errors = mistakes.mean(axis=1)

@@ -310,6 +310,9 @@ class _BuildsProblems:
                          held_out_points=selection.n_scored,
                          Euclidean_3nn_error=selection.euclidean_error,
                          chosen=selection.beta)
+            if selection.reason is None:
+                facts.update(rule="the %s within the band" % (
+                    "sparsest" if selection.sparsest else "densest"))
         keeps = (self._keeps_euclidean and isinstance(self.basis, str)
                  and not batch)
         failed = [t for t, one in enumerate(selections)

@@ -286,7 +286,9 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         once. ``'auto'`` runs on each task the choice of
         :class:`~metric_learn_scml.SCML_Supervised`'s ``beta='auto'`` (the
         same held-out points, grid and rule), chooses from the tasks'
-        held-out mistakes pooled at each multiple of :math:`\beta_{\max}`,
+        held-out mistakes pooled at each multiple of :math:`\beta_{\max}`
+        (the sparsest value within the band where every task has
+        {{SPARSE_CHOICE_MIN_POINTS}} points or more, else the densest),
         and applies the chosen multiple to the norm of the
         tasks' :math:`\beta_{\max}`: for :math:`T` like tasks that is
         :math:`\sqrt{T}` times the single-task value, as the group norm of

@@ -428,11 +428,12 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         point (where a fifth cannot hold a point of every class, the folds
         hold out one point of each in turn). Among the values whose error
         is within {{ERROR_BAND}} paired standard error of the least, the
-        smallest (the densest model) wins: a sparser model within the noise
-        is a choice made on noise. From {{SPARSE_CHOICE_MIN_POINTS}} training points on, the
-        largest (the sparsest) wins instead, the one-standard-error rule:
-        the part is then a fifth of the points, and the best multiple of
-        that smallest beta grows with the points fitted. The model is then fitted on every point
+        smallest (the densest model) wins below {{SPARSE_CHOICE_MIN_POINTS}} training
+        points: there a sparser model within the noise is a choice made on
+        noise. From {{SPARSE_CHOICE_MIN_POINTS}} points on, the largest (the sparsest)
+        wins, the one-standard-error rule: the part is then a fifth of the
+        points or fewer, and the best multiple of that smallest beta grows
+        with the points fitted. The model is then fitted on every point
         at the same multiple of their own smallest beta that keeps no
         element (which falls as the points grow denser: on 60,000
         generated points, to a third of the value on 1,000 of them; see
@@ -578,9 +579,10 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         The stages of the last fit (or ``partial_fit`` call), in order,
         each a dict with ``stage`` (its name), ``seconds`` and what it found
         (counts, the values of beta tried and their held-out errors, the
-        chosen beta, a duality gap, the reason of a fallback; for RDA
-        and the exact phase, their ``work`` in triplet-element entries,
-        the unit of the phase's ``budget``), as ``verbose`` prints them.
+        rule and the chosen beta, a duality gap, the reason of a fallback;
+        for RDA and the exact phase, their ``work`` in triplet-element
+        entries, the unit of the phase's ``budget``), as ``verbose`` prints
+        them.
     n_features_in_ : int
         Number of features seen during fit.
     beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
@@ -651,7 +653,9 @@ class SCML_SupervisedCV(SCML_Supervised):
     part, fits the grid by RDA, and scores each value by the 3-NN error of
     its test part, point by point; the smallest value (the densest model)
     whose error is within one paired standard error of the least wins, as
-    for ``beta='auto'``. The model is then
+    for ``beta='auto'`` below {{SPARSE_CHOICE_MIN_POINTS}} points, at any size (each
+    training part is most of the points, not a part whose choice is carried
+    over to five times as many). The model is then
     fitted on all the points at that value, as
     ``SCML_Supervised(beta=beta_)`` with the same ``random_state`` fits it
     (the certified optimum at that beta). The first call of
@@ -729,6 +733,7 @@ class SCML_SupervisedCV(SCML_Supervised):
     >>> bool(model.beta_ in model.betas_)
     True
     """
+    __doc__ = fill(__doc__)
 
     # Not a parameter: chosen by cross-validation, as alpha in LassoCV.
     beta = "auto"

@@ -1110,19 +1110,31 @@ def test_best_beta_keeps_the_densest_model_within_the_noise():
 def test_the_choice_keeps_the_sparsest_beta_within_the_band_from_5000_points():
     # Below SPARSE_CHOICE_MIN_POINTS the densest value within the band is
     # kept, from it the sparsest: the part the path is fitted on is then a
-    # fifth of the points, whose best multiple of beta_max is larger.
+    # fifth of the points, whose best multiple of beta_max is larger. On
+    # these points the two rules choose different values at both sizes.
     from metric_learn_scml._defaults import SPARSE_CHOICE_MIN_POINTS
-    from metric_learn_scml._driver import best_beta, select_beta
-    X, y = make_classification(SPARSE_CHOICE_MIN_POINTS, 6, n_informative=4,
-                               n_redundant=0, n_classes=3, random_state=0)
-    settings = SCML_Supervised()._path_settings(X.shape[1])
+    from metric_learn_scml._driver import (best_beta, pool_selections,
+                                           select_beta)
+    settings = SCML_Supervised()._path_settings(5)
+    selections = []
     for n_points, sparsest in ((SPARSE_CHOICE_MIN_POINTS - 1, False),
                                (SPARSE_CHOICE_MIN_POINTS, True)):
-        selection = select_beta(X[:n_points], y[:n_points], settings,
-                                random_state=0)
+        X, y = make_classification(n_points, 5, n_informative=4,
+                                   n_redundant=0, n_classes=4, random_state=1)
+        selection = select_beta(X, y, settings, random_state=0)
+        densest = best_beta(selection.betas, selection.mistakes, False)
+        largest = best_beta(selection.betas, selection.mistakes, True)
+        assert largest > densest
         assert selection.sparsest is sparsest
-        assert selection.beta == best_beta(selection.betas,
-                                           selection.mistakes, sparsest)
+        assert selection.beta == (largest if sparsest else densest)
+        selections.append(selection)
+    # mt-SCML's pooled choice is the sparsest only where every task's is.
+    assert not pool_selections(selections).sparsest
+    assert pool_selections(selections[1:] * 2).sparsest
+    # The fit says which rule chose.
+    stage, = [stage for stage in SCML_Supervised(random_state=0).fit(
+        X, y).fit_stages_ if stage["stage"] == "choosing beta"]
+    assert stage["rule"] == "the sparsest within the band"
 
 
 def test_small_data_choice_does_not_jump_to_a_sparse_model_on_noise():
