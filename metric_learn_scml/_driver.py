@@ -551,7 +551,10 @@ def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
 
     ``betas`` defaults to :func:`beta_grid` relative to the ``beta_max`` of
     the fit part. ``progress``, a function of a message, hears when the
-    path is fitted.
+    path is fitted. ``X`` far from the origin must come centred
+    (:func:`~metric_learn_scml._arrays.centred`, as :func:`select_beta`
+    centres it): the held-out neighbours are searched on it, and each
+    caller centres its points once, not once a fold.
 
     Returns
     -------
@@ -560,9 +563,6 @@ def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
         (:func:`held_out_scores`); None where the fit part gives no basis
         element or no beta keeps one.
     """
-    # (Centred where far from the origin, as select_beta's points are: the
-    # held-out neighbours are searched on them.)
-    X = centred(X)
     rng = check_random_state(random_state)
     basis = path_basis(settings, X[fit], y[fit], rng)
     if not callable(basis) and basis.shape[0] == 0:

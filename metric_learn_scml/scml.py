@@ -31,7 +31,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._arrays import plain
+from ._arrays import centred, plain
 from ._base import _LinearMetric, _SCMLEstimator
 from ._defaults import BETA_RATIO_HIGH, DEFAULT_MEMORY, fill
 from ._driver import (BetaSelection, LabelledPath, best_beta, beta_grid,
@@ -810,9 +810,12 @@ class SCML_SupervisedCV(SCML_Supervised):
         else:
             betas = check_betas(self.betas)
         seeds = rng.randint(2 ** 31, size=len(splits))
+        # (Far from the origin the folds' held-out neighbours would lose
+        # the offset's digits.)
+        scored = centred(X)
         scores = Parallel(n_jobs=self.n_jobs)(
             delayed(single_threaded(path_scores))(
-                X, y, fit, held, settings, betas, seed)
+                scored, y, fit, held, settings, betas, seed)
             for (fit, held), seed in zip(splits, seeds))
         if any(score is None for score in scores):
             raise ValueError(
