@@ -85,19 +85,23 @@ MIN_SCORED_POINTS = 500
 EXACT_MAX_TRIPLETS = 100_000
 
 # Under solver='auto' the exact phase gets EXACT_WORK_RATIO times RDA's
-# work at the same beta, and EXACT_MIN_WORK at least; out of budget, it
+# work at the same beta, and below EXACT_FLOOR_TRIPLETS triplets (1,000
+# points at 3 x 10 a point) EXACT_MIN_WORK at least; out of budget, it
 # returns its best point with the duality gap. Work is counted in
 # triplet-element entries: RDA's batches, and each LP's simplex iterations
 # times its block (_solvers.rda_work, _exact.exact_weights), so that a fit
 # is the same on any machine and under any load. On this project's
 # machine both cost 1.4 to 6 ns an entry, so the ratio is about one of
 # times; between 1,000 and 5,000 points the unbudgeted phase took 2 to 300
-# times RDA's time. The floor (about half a second there) lets the phase
-# of a small problem run to its end.
-# Evidence: NOTES.md, "A budget for the exact phase", and its sequel "in
-# work, not seconds".
+# times RDA's time. The floor (about half a second) lets the phase of a
+# small problem run to its optimum; from 1,000 points it cost a median 2.8
+# times RDA's time (up to 10) and seldom certified, at the same 3-NN errors.
+# Evidence: NOTES.md, "A budget for the exact phase", its sequel "in work,
+# not seconds", and "The floor of the exact phase's budget below 1,000
+# points".
 EXACT_WORK_RATIO = 1.0
 EXACT_MIN_WORK = 2e8
+EXACT_FLOOR_TRIPLETS = 30_000
 
 # The largest duality gap, relative to the objective, that the learners
 # accept without a warning from either exact phase. The certificate scales

@@ -63,11 +63,12 @@ from sklearn.utils import check_random_state
 
 from ._arrays import centred, distinct_rows, fitted_knn, nearest_index, plain
 from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
-                        EXACT_MAX_TRIPLETS, EXACT_MIN_WORK, EXACT_WORK_RATIO,
-                        FALLBACK_BETA, MAX_SELECTION_POINTS,
-                        MAX_VALIDATION_POINTS, MIN_SCORED_POINTS,
-                        MIN_SELECTION_POINTS, N_BETAS, SELECTION_SHARE,
-                        SPARSE_CHOICE_MIN_POINTS, VALIDATION_FRACTION)
+                        EXACT_FLOOR_TRIPLETS, EXACT_MAX_TRIPLETS,
+                        EXACT_MIN_WORK, EXACT_WORK_RATIO, FALLBACK_BETA,
+                        MAX_SELECTION_POINTS, MAX_VALIDATION_POINTS,
+                        MIN_SCORED_POINTS, MIN_SELECTION_POINTS, N_BETAS,
+                        SELECTION_SHARE, SPARSE_CHOICE_MIN_POINTS,
+                        VALIDATION_FRACTION)
 from ._exact import beta_max, beta_max_per_task, exact_phase, large_columns
 from ._problem import (HingeProblem, SquaredDifferences, active_columns,
                        pair_index, penalty_for, report, scaled_differences,
@@ -121,6 +122,15 @@ def runs_exact_phase(solver, n_triplets, beta):
     return solver == "exact"
 
 
+def exact_budget(work, n_triplets):
+    """The exact phase's budget under ``solver='auto'``: RDA's ``work``
+    times ``EXACT_WORK_RATIO``, and ``EXACT_MIN_WORK`` at least on fewer
+    than ``EXACT_FLOOR_TRIPLETS`` triplets, where that floor lets a small
+    problem's phase run to its optimum."""
+    floor = EXACT_MIN_WORK if n_triplets < EXACT_FLOOR_TRIPLETS else 0.0
+    return max(EXACT_WORK_RATIO * work, floor)
+
+
 def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
                random_state=None, verbose=False, name="SCML", log=None,
                rerun=False):
@@ -137,8 +147,8 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
         need them), and ``max_iter``, ``eval_every``, ``tol``, ... .
     solver : {'auto', 'exact', 'rda'}
         Whether each beta's RDA result is taken to the exact optimum
-        (:func:`runs_exact_phase`); ``'auto'`` bounds the phase's work by
-        ``max(EXACT_WORK_RATIO x RDA's, EXACT_MIN_WORK)``.
+        (:func:`runs_exact_phase`); ``'auto'`` bounds the phase's work
+        (:func:`exact_budget`).
     state : RDAState, default=None
         RDA continues from it (``partial_fit``).
     random_state : RandomState
@@ -213,7 +223,7 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
             if objective(previous, beta) < objective(run.weights, beta):
                 start = replace(run, weights=previous)
         with log.stage("exact phase") as facts:
-            budget = (max(EXACT_WORK_RATIO * work, EXACT_MIN_WORK)
+            budget = (exact_budget(work, triplet_pairs.shape[0])
                       if solver == "auto" else None)
             result = exact_phase(differences, triplet_pairs, task_offsets,
                                  start, beta, random_state, verbose, name,

@@ -496,7 +496,8 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         many points at 3 x 10 triplets per point), at a given beta or one chosen
         by ``beta='auto'``, within a budget of {{EXACT_WORK_RATIO}} times RDA's work
         (in entries of triplets x elements: about its time, the same on any
-        machine and under any load): out of budget, it keeps its best point
+        machine and under any load; below {{EXACT_FLOOR_TRIPLETS}} triplets,
+        {{EXACT_MIN_WORK}} entries at least): out of budget, it keeps its best point
         (RDA's, or a better round's) and reports the duality gap in
         ``dual_gap_`` and ``fit_stages_``. It is ``'rda'`` beyond that size and
         at ``beta=0`` (no bound on the weights then keeps the linear program

@@ -6,7 +6,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from metric_learn_scml._defaults import EXACT_MAX_TRIPLETS
+from metric_learn_scml import SCML_Supervised
+from metric_learn_scml._defaults import (EXACT_FLOOR_TRIPLETS,
+                                         EXACT_MAX_TRIPLETS, EXACT_MIN_WORK,
+                                         EXACT_WORK_RATIO)
 from metric_learn_scml._driver import (BetaSelection, FitLog, pair_problem,
                                        runs_exact_phase, safe_norm,
                                        solve_path, support_rerun,
@@ -253,6 +256,27 @@ def test_when_the_exact_phase_runs():
     # no bound on the weights keeps the LP well scaled at beta = 0
     assert not runs_exact_phase("auto", 100, 0.0)
     assert not runs_exact_phase("rda", 100, 1e-3)
+
+
+@pytest.mark.parametrize("n_points", [EXACT_FLOOR_TRIPLETS // 30 - 1,
+                                      EXACT_FLOOR_TRIPLETS // 30])
+def test_the_exact_phase_budget_has_its_floor_below_1000_points_only(
+        n_points):
+    # 3 x 10 triplets a point: just below and at EXACT_FLOOR_TRIPLETS.
+    rng = np.random.RandomState(0)
+    X = rng.randn(n_points, 5)
+    y = np.arange(n_points) % 3
+    X[:, 0] += y
+    model = SCML_Supervised(beta=1e-3, random_state=0).fit(X, y)
+    stages = {stage["stage"].split(" at ")[0]: stage
+              for stage in model.fit_stages_}
+    n_triplets = stages["mining triplets"]["triplets"]
+    assert n_triplets == 30 * n_points
+    rda_work = EXACT_WORK_RATIO * stages["RDA"]["work"]
+    floor = EXACT_MIN_WORK if n_triplets < EXACT_FLOOR_TRIPLETS else 0.0
+    assert rda_work < EXACT_MIN_WORK
+    assert stages["exact phase"]["budget"] == max(rda_work, floor)
+    assert stages["exact phase"]["work"] <= stages["exact phase"]["budget"]
 
 
 def test_the_triplets_are_built_from_values_alone():
