@@ -343,8 +343,8 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         hence not the default (measured in :doc:`/multitask`). ``'auto'``
         runs the exact phase up to {{EXACT_MAX_TRIPLETS}} triplets in all, within a budget of {{EXACT_WORK_RATIO}} times RDA's work (counted
         in entries of triplets x elements, so that a fit is the same on any
-        machine; below {{EXACT_FLOOR_TRIPLETS}} triplets, {{EXACT_MIN_WORK}}
-        entries at least; out of budget it keeps its best point and reports the
+        machine; below {{EXACT_FLOOR_TRIPLETS}} triplets in all,
+        {{EXACT_MIN_WORK}} entries at least; out of budget it keeps its best point and reports the
         duality gap), and is ``'rda'`` beyond (and at ``beta=0``). A duality
         gap above ``{{EXACT_GAP_TOL}}`` times the objective after the phase has ended is
         not a certificate: the fit then warns (``ConvergenceWarning``).
