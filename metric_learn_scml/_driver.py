@@ -46,7 +46,7 @@ split. Two cheaper criteria with less variance were measured and rejected
 mean hinge is not scale-free and prefers the denser models of small betas,
 and the held-out triplet error, whose triplets are mined with Euclidean
 neighbours, prefers metrics close to the Euclidean one; both keep noise
-features that the 3-NN error drops. The triplet error only breaks ties.
+features that the 3-NN error drops.
 :func:`~metric_learn_scml.scml_path` gives the exact optima along the same
 grid, on the same driver (``solver='exact'``).
 """
@@ -61,7 +61,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.utils import check_random_state
 
-from ._arrays import centred, distinct_rows, fitted_knn, nearest_index, plain
+from ._arrays import centred, distinct_rows, fitted_knn, plain
 from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         EXACT_FLOOR_TRIPLETS, EXACT_MAX_TRIPLETS,
                         EXACT_MIN_WORK, EXACT_WORK_RATIO, FALLBACK_BETA,
@@ -74,7 +74,7 @@ from ._problem import (HingeProblem, SquaredDifferences, active_columns,
                        pair_index, penalty_for, report, scaled_differences,
                        triplet_scale)
 from ._solvers import components_from_weights, rda, rda_state_for, rda_work
-from ._triplets import combinations, labels_basis, triplets_from_labels
+from ._triplets import labels_basis, triplets_from_labels
 
 
 class PairProblem(NamedTuple):
@@ -463,62 +463,24 @@ def beta_grid(largest, n_betas=N_BETAS, high=BETA_RATIO_HIGH,
     return largest * np.logspace(np.log10(high), np.log10(low), n_betas)
 
 
-def held_out_triplets(X_fit, y_fit, X_held, y_held, k_genuine, k_impostor):
-    """Triplets of held-out anchors into the fit points, as in training.
-
-    For every held-out point, its ``k_genuine`` nearest fit points of its
-    class and ``k_impostor`` nearest of other classes (Euclidean), all
-    combinations. Returns ``(anchors, targets, impostors)`` indices (the
-    anchors into ``X_held``, the others into ``X_fit``).
-    """
-    blocks = []
-    for label in np.unique(y_held):
-        anchors = np.flatnonzero(y_held == label)
-        same = np.flatnonzero(y_fit == label)
-        other = np.flatnonzero(y_fit != label)
-        n_targets = min(k_genuine, same.shape[0])
-        n_impostors = min(k_impostor, other.shape[0])
-        if n_targets == 0 or n_impostors == 0:
-            continue
-        targets = same[nearest_index(X_fit[same], n_targets).kneighbors(
-            X_held[anchors], return_distance=False)]
-        impostors = other[nearest_index(X_fit[other], n_impostors).kneighbors(
-            X_held[anchors], return_distance=False)]
-        blocks.append(combinations(anchors, targets, impostors))
-    triplets = (np.concatenate(blocks) if blocks
-                else np.zeros((0, 3), dtype=np.intp))
-    return triplets[:, 0], triplets[:, 1], triplets[:, 2]
-
-
-def held_out_scores(weights, basis, X_fit, y_fit, X_held, y_held, triplets):
-    r"""How each row of ``weights`` does on held-out points.
-
-    Returns the 3-NN error of the held-out points among the fit points
-    under the metric :math:`\sum_k w_k b_k b_k^T`, and the fraction of
-    held-out ``triplets`` (:func:`held_out_triplets`) it orders wrongly
-    (ties count as wrong): on a small held-out part many values of beta
-    tie on the first, and the second, from about thirty times as many
-    comparisons, separates them.
+def held_out_scores(weights, basis, X_fit, y_fit, X_held, y_held):
+    r"""How each row of ``weights`` does on held-out points: the 3-NN
+    error of the held-out points among the fit points under the metric
+    :math:`\sum_k w_k b_k b_k^T`.
 
     Returns
     -------
-    errors, triplet_errors : ndarray of shape (n_rows,)
+    errors : ndarray of shape (n_rows,)
     mistakes : ndarray of shape (n_rows, n_held), bool
         Which held-out points each row's 3-NN classifier gets wrong (the
         mean of a row is its error): paired comparisons of two betas.
     """
-    anchors, targets, impostors = triplets
     mistakes = np.empty((weights.shape[0], X_held.shape[0]), dtype=bool)
-    triplet_errors = np.ones(weights.shape[0])
     for row, w in enumerate(weights):
         components = components_from_weights(w, basis)
-        fit, held = X_fit @ components.T, X_held @ components.T
-        mistakes[row] = held_out_mistakes(fit, y_fit, held, y_held)
-        if anchors.shape[0]:
-            near = np.square(held[anchors] - fit[targets]).sum(axis=1)
-            far = np.square(held[anchors] - fit[impostors]).sum(axis=1)
-            triplet_errors[row] = np.mean(near >= far)
-    return mistakes.mean(axis=1), triplet_errors, mistakes
+        mistakes[row] = held_out_mistakes(X_fit @ components.T, y_fit,
+                                          X_held @ components.T, y_held)
+    return mistakes.mean(axis=1), mistakes
 
 
 class PathSettings(NamedTuple):
@@ -568,10 +530,11 @@ def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
 
     Returns
     -------
-    (betas, errors, triplet_errors) or None
-        The held-out 3-NN and triplet errors at each beta
-        (:func:`held_out_scores`); None where the fit part gives no basis
-        element or no beta keeps one.
+    (betas, errors, mistakes, n_active) or None
+        The held-out 3-NN errors at each beta and the points each beta
+        misclassifies (:func:`held_out_scores`), and the elements each
+        beta keeps; None where the fit part gives no basis element or no
+        beta keeps one.
     """
     rng = check_random_state(random_state)
     basis = path_basis(settings, X[fit], y[fit], rng)
@@ -591,10 +554,9 @@ def path_scores(X, y, fit, held, settings, betas=None, random_state=None,
         "rda", rng)
     progress("    %d betas fitted on %d triplets; scoring ..." % (
         len(betas), path.triplet_pairs.shape[0]))
-    triplets = held_out_triplets(X[fit], y[fit], X[held], y[held],
-                                 settings.k_genuine, settings.k_impostor)
     return (np.asarray(betas),) + held_out_scores(
-        weights, path.basis, X[fit], y[fit], X[held], y[held], triplets)
+        weights, path.basis, X[fit], y[fit], X[held], y[held]) + (
+        np.count_nonzero(weights, axis=1),)
 
 
 def best_beta(betas, mistakes, sparsest=False):
@@ -633,9 +595,8 @@ def best_beta(betas, mistakes, sparsest=False):
 class BetaSelection(NamedTuple):
     r"""What :func:`select_beta` chose, and the record it chose from.
 
-    ``betas``, ``errors`` and ``triplet_errors`` are the grid and the
-    held-out 3-NN and triplet errors at each value (empty where nothing
-    could be held out); ``euclidean`` whether the Euclidean metric did
+    ``betas`` and ``errors`` are the grid and the held-out 3-NN errors
+    at each value (empty where nothing could be held out); ``euclidean`` whether the Euclidean metric did
     better on the held-out points than every beta (:func:`euclidean_wins`),
     with its error ``euclidean_error``; ``n_scored`` the distinct points
     scored; ``reason`` why no selection ran (None where it did);
@@ -650,7 +611,6 @@ class BetaSelection(NamedTuple):
     beta: float
     betas: np.ndarray
     errors: np.ndarray
-    triplet_errors: np.ndarray
     euclidean: bool
     euclidean_error: float
     n_scored: int
@@ -777,7 +737,7 @@ def select_beta(X, y, settings, random_state=None,
                    // min(n_held, max_scored_points)))
     if not fifth:
         n_cuts = max(n_cuts, 2)
-    betas, triplet_errors, mistakes, euclidean = None, [], [], []
+    betas, mistakes, euclidean = None, [], []
     for fit, held in cuts(y, n_held, n_cuts, rng):
         # (A stratified cut must leave out at least a point of every class.)
         if fit.shape[0] >= n_fit_points + classes.shape[0]:
@@ -795,8 +755,7 @@ def select_beta(X, y, settings, random_state=None,
                 "triplets of the %d points it fits the path on (%d classes)"
                 % (fit.shape[0], classes.shape[0]), euclidean=True)
         betas = scores[0]
-        triplet_errors.append(scores[2] * held.shape[0])
-        mistakes.append(scores[3])
+        mistakes.append(scores[2])
         euclidean.append(held_out_mistakes(X[fit], y[fit], X[held], y[held]))
     mistakes, euclidean = np.hstack(mistakes), np.concatenate(euclidean)
     n_scored = euclidean.shape[0]
@@ -804,7 +763,6 @@ def select_beta(X, y, settings, random_state=None,
     progress("  %d betas scored on %d held-out points" % (len(betas), n_scored))
     return BetaSelection(
         best_beta(betas, mistakes, sparsest), betas, errors,
-        np.sum(triplet_errors, axis=0) / n_scored,
         euclidean_wins(errors.min(), euclidean.mean()),
         float(euclidean.mean()), n_scored, mistakes=mistakes,
         beta_max=betas[0] / BETA_RATIO_HIGH, sparsest=sparsest)
@@ -901,14 +859,14 @@ def pool_selections(selections):
     share = n_scored / n_scored.sum()
     largest = np.array([selection.betas[0] for selection in selections])
     betas = safe_norm(largest) * (selections[0].betas / largest[0])
-    errors, triplet_errors, euclidean = (
+    errors, euclidean = (
         share @ np.array([getattr(selection, name) for selection in selections])
-        for name in ("errors", "triplet_errors", "euclidean_error"))
+        for name in ("errors", "euclidean_error"))
     mistakes = np.hstack([selection.mistakes for selection in selections])
     sparsest = all(selection.sparsest for selection in selections)
     return BetaSelection(
-        best_beta(betas, mistakes, sparsest), betas, errors, triplet_errors,
-        False, float(euclidean), int(n_scored.sum()), mistakes=mistakes,
+        best_beta(betas, mistakes, sparsest), betas, errors, False,
+        float(euclidean), int(n_scored.sum()), mistakes=mistakes,
         beta_max=betas[0] / BETA_RATIO_HIGH if every_task else None,
         sparsest=sparsest)
 
@@ -917,7 +875,7 @@ def no_selection(reason, euclidean=False):
     """The :class:`BetaSelection` where none could run: ``FALLBACK_BETA``
     (and the Euclidean metric, where ``euclidean``)."""
     empty = np.zeros(0)
-    return BetaSelection(FALLBACK_BETA, empty, empty, empty, euclidean,
+    return BetaSelection(FALLBACK_BETA, empty, empty, euclidean,
                          float("nan"), 0, reason)
 
 

@@ -278,8 +278,8 @@ def forward_backward(differences, triplet_pairs, anchors, embedding, coef,
     draw from the other triplets only, and what is evaluated, kept at its
     best and stopped on is the held-out triplet error instead (the
     fraction of held-out triplets with :math:`d^2(x_i, x_j) \ge
-    d^2(x_i, x_k)`, as :func:`~metric_learn_scml._driver.held_out_scores`
-    counts it; NaN where a margin is not finite). The training objective
+    d^2(x_i, x_k)`: a tie counts as a wrong order; NaN where a margin is
+    not finite). The training objective
     falls for as long as the model, with far more parameters than points,
     can fit its triplets (tens of thousands of steps), while the held-out
     error stops improving within a few thousand: the rule on the objective

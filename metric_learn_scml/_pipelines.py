@@ -323,7 +323,6 @@ class _BuildsProblems:
         self.beta_path_ = selection.betas
         self._selection = selection
         self.validation_error_path_ = selection.errors
-        self.validation_triplet_error_path_ = selection.triplet_errors
         if self._keeps_euclidean:
             self.euclidean_fallback_ = selection.euclidean and keeps
 

@@ -703,10 +703,10 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     ----------
     coef_, intercept_, global_weights_, basis_, embedding_, embedding_dim_, n_active_basis_, objective_, start_objective_, global_objective_, objective_history_, n_iter_, global_n_iter_, beta_, global_beta_, dual_gap_, kkt_residual_, fit_stages_, n_features_in_
         As in :class:`LocalSCML`.
-    beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
+    beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
         When the global stage's beta is chosen: the values tried and their
-        held-out 3-NN and triplet errors (empty where too few points per
-        class could be held out).
+        held-out 3-NN errors (empty where too few points per class could be
+        held out).
     euclidean_fallback_ : bool
         Whether the global stage is the Euclidean metric (see
         ``global_beta``): then ``basis_`` is the coordinate axes and

@@ -388,7 +388,7 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         kept (``solver``), so it can exceed ``max_iter``.
     objective_ : float
         Objective value of the returned weights (``n_tasks`` at ``W = 0``).
-    objective_history_, dual_gap_, fit_stages_, n_features_in_, beta_path_, validation_error_path_, validation_triplet_error_path_
+    objective_history_, dual_gap_, fit_stages_, n_features_in_, beta_path_, validation_error_path_
         As in :class:`~metric_learn_scml.SCML_Supervised`.
 
     See Also

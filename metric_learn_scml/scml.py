@@ -586,11 +586,11 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         them.
     n_features_in_ : int
         Number of features seen during fit.
-    beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
+    beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
         With ``beta='auto'``: the values tried (as the same multiples of
         the smallest beta that keeps no element on all the training
         points; ``fit_stages_`` has the values on the points fitted), and
-        the held-out 3-NN error and triplet error under each (empty where
+        the held-out 3-NN error under each (empty where
         too few points per class could be held out, and ``beta_`` is then {{FALLBACK_BETA}}).
     euclidean_fallback_ : bool
         With ``beta='auto'`` and a generated basis: True when the model is
@@ -696,12 +696,11 @@ class SCML_SupervisedCV(SCML_Supervised):
     beta_ : float
         The chosen beta.
     betas_ : ndarray of shape (n_betas,)
-    error_path_, triplet_error_path_ : ndarray of shape (n_betas, n_splits)
-        Held-out 3-NN error and triplet error (fractions) of each beta on
-        the test part of each split of ``cv``.
-    beta_path_, validation_error_path_, validation_triplet_error_path_ : ndarray of shape (n_betas,)
-        ``betas_`` and the means of ``error_path_`` and
-        ``triplet_error_path_`` over the splits (as
+    error_path_ : ndarray of shape (n_betas, n_splits)
+        Held-out 3-NN error (fraction) of each beta on the test part of
+        each split of ``cv``.
+    beta_path_, validation_error_path_ : ndarray of shape (n_betas,)
+        ``betas_`` and the mean of ``error_path_`` over the splits (as
         ``SCML_Supervised(beta='auto')`` names them).
     euclidean_fallback_ : bool
         Whether the model is the Euclidean metric (the coordinate axes,
@@ -825,26 +824,22 @@ class SCML_SupervisedCV(SCML_Supervised):
                 "parts." % type(self).__name__)
         self.betas_ = betas
         self.error_path_ = np.column_stack([score[1] for score in scores])
-        self.triplet_error_path_ = np.column_stack(
-            [score[2] for score in scores])
-        if (self.triplet_error_path_ >= 1.0).all():
-            # (A zero metric ties every held-out triplet, a wrong order.)
+        if not any(score[3].any() for score in scores):
             warnings.warn(
                 "%s: no beta of the grid kept a basis element on any training "
-                "part of cv (every held-out triplet tied), so the model will "
-                "be the Euclidean metric (euclidean_fallback_) or a zero one: "
-                "the betas %s are too large for this data. Give smaller "
+                "part of cv, so the model will be the Euclidean metric "
+                "(euclidean_fallback_) or a zero one: the betas %s are too "
+                "large for this data. Give smaller "
                 "ones, or betas=None for a grid from the data."
                 % (type(self).__name__, np.array2string(betas, precision=3)),
                 UserWarning)
         errors = self.error_path_.mean(axis=1)
-        triplet_errors = self.triplet_error_path_.mean(axis=1)
         # The spread of the mean error is that of the points behind it,
         # each counted once (all of them for k folds; a point scored in
         # several splits brings no new evidence).
         n_scored = np.unique(np.concatenate([held for _, held in splits]
                                             )).shape[0]
-        mistakes = np.hstack([score[3] for score in scores])
+        mistakes = np.hstack([score[2] for score in scores])
         return BetaSelection(
-            best_beta(betas, mistakes), betas, errors, triplet_errors, False,
-            float("nan"), n_scored, mistakes=mistakes)
+            best_beta(betas, mistakes), betas, errors, False, float("nan"),
+            n_scored, mistakes=mistakes)

@@ -53,8 +53,8 @@ def pin_auto_beta(monkeypatch):
 
     def pin(beta, euclidean=False):
         monkeypatch.setattr(_FromLabels, "_choose_beta", lambda self, X, y: (
-            BetaSelection(beta, np.array([beta]), np.array([0.5]),
-                          np.array([1.0]), euclidean, 0.5, 100)))
+            BetaSelection(beta, np.array([beta]), np.array([0.5]), euclidean,
+                          0.5, 100)))
     return pin
 
 

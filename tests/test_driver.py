@@ -351,8 +351,8 @@ def test_each_task_beta_max_is_its_own_single_task_value():
 
 def test_a_selection_carries_over_as_a_multiple_of_beta_max():
     betas = np.array([0.3, 0.03, 0.003])
-    chosen = BetaSelection(0.03, betas, np.zeros(3), np.zeros(3), False,
-                           0.1, 10, beta_max=1.0)
+    chosen = BetaSelection(0.03, betas, np.zeros(3), False, 0.1, 10,
+                           beta_max=1.0)
     moved = chosen.rescaled(0.25)
     assert moved.beta == pytest.approx(0.0075)
     np.testing.assert_allclose(moved.betas, betas / 4)

@@ -75,14 +75,14 @@ def test_cv_chooses_near_the_least_mean_held_out_error(wine):
     from metric_learn_scml._driver import ERROR_BAND
     X, y = wine
     model = SCML_SupervisedCV(**FAST_CV).fit(X, y)
-    assert model.error_path_.shape == model.triplet_error_path_.shape == (3, 2)
+    assert model.error_path_.shape == (3, 2)
     mean = model.error_path_.mean(axis=1)
     # (a paired standard error is at most the binomial one of a difference)
     band = ERROR_BAND * np.sqrt(2 * mean.min() * (1 - mean.min()) / len(y))
     assert mean[list(model.betas_).index(model.beta_)] <= (
         mean.min() + band + 1e-12)
-    np.testing.assert_array_equal(model.validation_triplet_error_path_,
-                                  model.triplet_error_path_.mean(axis=1))
+    np.testing.assert_array_equal(model.validation_error_path_,
+                                  model.error_path_.mean(axis=1))
     assert model.n_active_basis_ > 0
     # the refit is the certified optimum at the chosen beta, as
     # SCML_Supervised(beta='auto') returns it; solver='rda' skips it

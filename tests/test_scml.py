@@ -828,7 +828,7 @@ def test_selection_is_a_pure_function_of_data_settings_and_seed():
     first = select_beta(X, y, _selection_settings(4, 300), 5)
     again = select_beta(X, y, _selection_settings(4, 300), 5)
     np.testing.assert_array_equal(first.errors, again.errors)
-    np.testing.assert_array_equal(first.triplet_errors, again.triplet_errors)
+    np.testing.assert_array_equal(first.mistakes, again.mistakes)
     assert first.beta == again.beta
     np.testing.assert_array_equal(X, X_before)
     np.testing.assert_array_equal(y, y_before)
