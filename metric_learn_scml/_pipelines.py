@@ -159,11 +159,10 @@ def task_triplets(X, y, k_genuine, k_impostor, random_state, progress=None,
             "classes to build triplet constraints." % (plain(name), plain(y[0])))
     try:
         return mine()
-    except ValueError:
-        raise ValueError(
-            "Task %r has too few samples (%d) to build triplets: it needs a "
-            "class with at least two samples." % (plain(name), X.shape[0])
-        ) from None
+    except ValueError as error:
+        message = str(error)
+        raise ValueError("Task %r: %s%s" % (
+            plain(name), message[:1].lower(), message[1:])) from None
 
 
 class _BuildsProblems:
@@ -307,9 +306,11 @@ class _BuildsProblems:
             selection = pool_selections(selections)
             facts.update(values_tried=selection.betas,
                          held_out_3nn_errors=selection.errors,
-                         held_out_points=selection.n_scored,
-                         Euclidean_3nn_error=selection.euclidean_error,
-                         chosen=selection.beta)
+                         held_out_points=selection.n_scored)
+            # (SCML_SupervisedCV's folds do not score the Euclidean metric.)
+            if np.isfinite(selection.euclidean_error):
+                facts.update(Euclidean_3nn_error=selection.euclidean_error)
+            facts.update(chosen=selection.beta)
             if selection.reason is None:
                 facts.update(rule="the %s within the band" % (
                     "sparsest" if selection.sparsest else "densest"))

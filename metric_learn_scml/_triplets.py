@@ -74,7 +74,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from ._arrays import (binary_scales, centred, check_known_labels, check_range,
                       checked_random_state, chunk_rows, compared_pairs,
-                      distinct_rows, named_errors, nearest_index)
+                      distinct_rows, named_errors, nearest_index, plain)
 from ._defaults import MAX_ANCHORS, MINIBATCH_MIN_SAMPLES
 
 # The most triplets the pairs of one anchor give (the k_genuine * k_impostor
@@ -282,7 +282,8 @@ def triplets_from_labels(X, y, k_genuine=3, k_impostor=10, *,
     if classes.shape[0] < 2:
         raise ValueError(
             "y has a single class (%r): triplet constraints need at least two "
-            "classes. Pass labels with two or more classes." % (classes[0],))
+            "classes. Pass labels with two or more classes." % (
+                plain(classes[0]),))
     members_of = [np.flatnonzero(class_index == c)
                   for c in range(classes.shape[0])]
     if anchors is None:

@@ -442,7 +442,9 @@ def test_task_with_one_class_or_too_few_samples():
     small[[0, 1]] = "tiny"
     y_small = y.copy()
     y_small[[0, 1]] = [0, 1]
-    with pytest.raises(ValueError, match="Task 'tiny' has too few samples"):
+    # (It said "too few samples" where every class of the task has one.)
+    with pytest.raises(ValueError, match="Task 'tiny': every class of y has a "
+                       "single member.*at least two samples"):
         MultiTaskSCML_Supervised(**FAST).fit(X, y_small, small)
 
 

@@ -333,6 +333,19 @@ def test_partial_fit_chooses_beta_by_cross_validation(wine):
     assert given.partial_fit(X[batch], y[batch]).beta_ in (1e-3, 1e-2)
 
 
+def test_cv_choice_record_leaves_out_the_euclidean_error_it_did_not_score(
+        wine):
+    # (It recorded and printed "Euclidean 3nn error nan", as if it failed.)
+    X, y = wine
+    stages = SCML_SupervisedCV(**FAST_CV).fit(X, y).fit_stages_
+    cv_choice = next(s for s in stages if s["stage"].startswith("choosing"))
+    assert "Euclidean_3nn_error" not in cv_choice
+    assert cv_choice["chosen"] in cv_choice["values_tried"]
+    stages = SCML_Supervised(max_iter=500, random_state=0).fit(X, y).fit_stages_
+    choice = next(s for s in stages if s["stage"].startswith("choosing"))
+    assert 0 <= choice["Euclidean_3nn_error"] < 1
+
+
 def test_cv_grid_that_keeps_no_element_warns(wine):
     # (The Euclidean metric came back silently, every error at chance.)
     X, y = wine
