@@ -596,9 +596,10 @@ class BetaSelection(NamedTuple):
     r"""What :func:`select_beta` chose, and the record it chose from.
 
     ``betas`` and ``errors`` are the grid and the held-out 3-NN errors
-    at each value (empty where nothing could be held out); ``euclidean`` whether the Euclidean metric did
-    better on the held-out points than every beta (:func:`euclidean_wins`),
-    with its error ``euclidean_error``; ``n_scored`` the distinct points
+    at each value (empty where nothing could be held out); ``euclidean``
+    whether the Euclidean metric did better on the held-out points than
+    every beta (:func:`euclidean_wins`), with its error ``euclidean_error``
+    (NaN where it was not scored); ``n_scored`` the distinct points
     scored; ``reason`` why no selection ran (None where it did);
     ``mistakes`` the held-out points each beta misclassifies
     (``n_betas x n_scored``, :func:`best_beta`); ``beta_max`` the

@@ -279,12 +279,11 @@ def forward_backward(differences, triplet_pairs, anchors, embedding, coef,
     best and stopped on is the held-out triplet error instead (the
     fraction of held-out triplets with :math:`d^2(x_i, x_j) \ge
     d^2(x_i, x_k)`: a tie counts as a wrong order; NaN where a margin is
-    not finite). The training objective
-    falls for as long as the model, with far more parameters than points,
-    can fit its triplets (tens of thousands of steps), while the held-out
-    error stops improving within a few thousand: the rule on the objective
-    ran to ``max_iter``, and the model could end worse than its start on
-    new points.
+    not finite). The training objective falls for as long as the model,
+    with far more parameters than points, can fit its triplets (tens of
+    thousands of steps), while the held-out error stops improving within
+    a few thousand: the rule on the objective ran to ``max_iter``, and the
+    model could end worse than its start on new points.
 
     Parameters
     ----------

@@ -359,6 +359,12 @@ class _BuildsProblems:
 class _FromTriplets(_BuildsProblems):
     """``fit(triplets)``: the weakly supervised learners."""
 
+    # The labels predict gives, in scikit-learn's order (decision_function
+    # > 0 means +1): metric-learn's mixins say [0, 1], and scikit-learn's
+    # threshold and calibration wrappers, which see a classifier here
+    # (triplet_classifier_tags), then predicted 0 for -1.
+    classes_ = np.array([-1, 1])
+
     @single_threaded
     def fit(self, triplets, y=None):
         """Learn the metric from triplets, or from labelled pairs.

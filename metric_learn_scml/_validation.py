@@ -126,8 +126,14 @@ def check_basis_array(basis, n_features, n_basis):
 # ---------------------------------------------------------------- inputs
 
 
-class PreprocessorInputError(ValueError):
-    """Indices a ``preprocessor`` cannot take, or rows it did not give."""
+class PreprocessorInputError(ValueError, PreprocessorError):
+    """Indices a ``preprocessor`` cannot take, or rows it did not give: a
+    ``ValueError``, and metric-learn's ``PreprocessorError`` for code that
+    catches that, with the message as it is (not wrapped in metric-learn's
+    "An error occurred when trying to use the preprocessor")."""
+
+    def __init__(self, message):
+        Exception.__init__(self, message)
 
 
 class PointIndexer(ArrayIndexer):
@@ -148,7 +154,8 @@ class PointIndexer(ArrayIndexer):
                 "With an array preprocessor the input holds indices of its "
                 "rows, which must be integers, got dtype %s. Pass integer "
                 "indices (e.g. indices.astype(int)), or the points "
-                "themselves without a preprocessor." % indices.dtype)
+                "themselves as a 2-D array (one point a row; a single point "
+                "as X[i:i + 1], not X[i])." % indices.dtype)
         outside = (indices < 0) | (indices >= n_rows)
         if outside.any():
             raise PreprocessorInputError(
@@ -183,9 +190,9 @@ def checked_input(estimator, data, **kwargs):
     """metric-learn's ``check_input`` with ``estimator``'s preprocessor.
 
     Indices the preprocessor cannot take, and rows it did not give, raise
-    their :class:`PreprocessorInputError` (a ``ValueError``), not the
-    ``PreprocessorError`` that metric-learn wraps every failure of a
-    preprocessor in.
+    their :class:`PreprocessorInputError` (a ``ValueError`` and a
+    ``PreprocessorError``), not the ``PreprocessorError`` that metric-learn
+    wraps every failure of a preprocessor in.
     """
     check_formed_width(estimator.preprocessor_, data,
                        kwargs.get("type_of_inputs"))

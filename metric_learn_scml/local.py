@@ -296,6 +296,10 @@ class _LocalModel(_SCMLEstimator):
         active = np.flatnonzero(weights.any(axis=0))
         basis = self.basis_[active]
         metrics = np.einsum("nk,kd,ke->nde", weights[:, active], basis, basis)
+        # (Exactly symmetric: einsum's summation order differs between the
+        # (d, e) and (e, d) entries in the last bits.)
+        metrics = metrics + np.swapaxes(metrics, 1, 2)
+        metrics *= 0.5
         return metrics[0] if single else metrics
 
     def pairwise_distances(self, X, Y=None, squared=False):

@@ -561,6 +561,8 @@ class MultiTaskSCML(_BuildsProblems, _BaseMultiTaskSCML,
     True
     """
     __doc__ = fill(__doc__)
+    # (As SCML's: the labels predict gives, not metric-learn's [0, 1].)
+    classes_ = np.array([-1, 1])
 
     def __init__(self, beta=1e-5, basis="triplet_diffs", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,

@@ -357,3 +357,30 @@ def test_pairs_and_labels_of_other_lengths_say_so_first():
         with pytest.raises(ValueError, match="inconsistent numbers of "
                            "samples: 200 pairs and 20 labels"):
             SCML(random_state=0).fit(pairs, y)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_classes_are_the_labels_predict_gives_so_threshold_wrappers_agree(
+        pair_task, pair_model):
+    # (metric-learn's mixins said classes_ = [0, 1]: scikit-learn's
+    # FixedThresholdClassifier, which sees a classifier here, then predicted
+    # 0 for -1, 28 % accuracy where the model's own predict had 93 %.)
+    from sklearn.model_selection import FixedThresholdClassifier
+    from metric_learn_scml import LocalSCML, MultiTaskSCML
+    train, y_train, test, _ = pair_task
+    np.testing.assert_array_equal(pair_model.classes_, [-1, 1])
+    wrapped = FixedThresholdClassifier(
+        SCML(random_state=0), threshold=-pair_model.threshold_,
+        response_method="decision_function").fit(train, y_train)
+    np.testing.assert_array_equal(wrapped.predict(test),
+                                  pair_model.predict(test))
+    X = np.random.RandomState(0).randn(40, 3)
+    triplets = X[ordered_triplets(X, 200, np.random.RandomState(0))]
+    for model in (SCML(random_state=0, max_iter=500),
+                  LocalSCML(random_state=0, max_iter=500)):
+        model.fit(triplets)
+        assert set(model.predict(triplets)) <= set(model.classes_) == {-1, 1}
+    tasks = np.arange(len(triplets)) % 2
+    multitask = MultiTaskSCML(random_state=0, max_iter=500).fit(triplets, tasks)
+    assert set(multitask.predict(triplets, tasks)) <= set(
+        multitask.classes_) == {-1, 1}

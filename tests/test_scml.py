@@ -201,6 +201,11 @@ def test_negative_indices_with_a_preprocessor_raise(wine_split):
     # around numpy's IndexError, not a ValueError.
     with pytest.raises(ValueError, match=r"Index %d in the input" % (last + 1)):
         model.transform([0, last + 1])
+    # ... and still the error metric-learn's users catch, unwrapped.
+    from metric_learn.exceptions import PreprocessorError
+    with pytest.raises(PreprocessorError, match=r"^Index %d in the input"
+                       % (last + 1)):
+        model.transform([0, last + 1])
     with pytest.raises(ValueError, match="must be integers, got dtype float"):
         SCML_Supervised(**fast).fit(indices.astype(float), y_train)
 
