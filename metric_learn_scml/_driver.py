@@ -131,6 +131,14 @@ def exact_budget(work, n_triplets):
     return max(EXACT_WORK_RATIO * work, floor)
 
 
+# beta in a problem's units (PairProblem.unit) beyond which no element is
+# kept: its points lie within [-1, 1] on every feature (unit_scale), so
+# the squared difference along a unit element, hence every entry of a
+# triplet vector and beta_max, is at most 4 D (1e100 leaves room for any D).
+# Evidence: numerical (bounds, not measurements).
+MAX_PROBLEM_BETA = 1e100
+
+
 def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
                random_state=None, verbose=False, name="SCML", log=None,
                rerun=False):
@@ -184,12 +192,15 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
     betas = np.asarray(betas, dtype=float)
     differences, triplet_pairs = problem.differences, problem.triplet_pairs
     task_offsets, square = problem.task_offsets, problem.unit ** 2
+    # Above MAX_PROBLEM_BETA every weight is zero either way; a larger
+    # value would overflow RDA's threshold and the exact phase's bounds.
+    problem_betas = np.minimum(betas * square, MAX_PROBLEM_BETA)
     task_sizes = np.diff(task_offsets)
     # (A path without a log keeps its stages in a log of its own.)
     log = FitLog(name, False) if log is None else log
     with log.stage("RDA at beta=%.3g" % betas[0] if betas.shape[0] == 1
                    else "RDA at %d betas" % betas.shape[0]) as facts:
-        runs = rda(differences, triplet_pairs, task_offsets, betas * square,
+        runs = rda(differences, triplet_pairs, task_offsets, problem_betas,
                    scale=problem.scale, random_state=random_state,
                    verbose=verbose, name=name, state=state, **rda_parameters)
         works = [rda_work(run.n_iter, rda_parameters["batch_size"],
@@ -207,7 +218,7 @@ def solve_path(problem, betas, rda_parameters, solver="auto", state=None,
                 "Scale every batch alike (for instance with a StandardScaler "
                 "fitted on the first)." % name)
     results, previous, objective = [], None, None
-    for beta, run, work in zip(betas * square, runs, works):
+    for beta, run, work in zip(problem_betas, runs, works):
         if not runs_exact_phase(solver, triplet_pairs.shape[0], beta):
             if rerun and penalty_for(task_sizes.shape[0]).reruns_on_support:
                 run = support_rerun(problem, run, beta, rda_parameters,

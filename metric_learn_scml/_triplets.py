@@ -887,6 +887,18 @@ def triplet_basis(X, triplets, n_basis, random_state=None):
     n_features = X.shape[1]
     n_directions = min(TRIPLET_DIRECTIONS, n_features)
     target, impostor = compared_pairs(triplets)
+    # A triplet whose two pairs each join a point to a copy of itself
+    # (repeated points given other labels) has no direction; regions of
+    # such triplets alone would give none, and the basis could come out
+    # empty on some draws and not on others.
+    step = chunk_rows(n_features)
+    moving = np.concatenate([
+        (X[block[:, target[0]]] != X[block[:, target[1]]]).any(axis=1)
+        | (X[block[:, impostor[0]]] != X[block[:, impostor[1]]]).any(axis=1)
+        for block in (triplets[start:start + step]
+                      for start in range(0, triplets.shape[0], step))])
+    if moving.any():
+        triplets = triplets[moving]
     centres = region_centres(
         X[np.unique(triplets[:, 0])],
         math.ceil(n_basis / (len(TRIPLET_SCALES) * n_directions)),

@@ -596,6 +596,24 @@ def test_too_large_beta_warns_and_gives_the_zero_metric(wine_split):
     assert np.all(scml.transform(X_train) == 0)
 
 
+@pytest.mark.parametrize("solver", ["auto", "exact", "rda"])
+def test_a_beta_that_overflows_in_the_solvers_units_gives_the_zero_metric(
+        solver):
+    # The solvers run on the data brought to unit scale, with beta times
+    # the square of that factor (here about 1e4): beyond the largest float.
+    # The fit is still the zero metric with the warning, not an error from
+    # the linear program's checks.
+    X = np.random.RandomState(0).randn(60, 4) * 0.01
+    y = np.repeat([0, 1, 2], 20)
+    with pytest.warns(UserWarning, match="All basis weights are zero") as got:
+        scml = SCML_Supervised(beta=1e305, solver=solver,
+                               random_state=0).fit(X, y)
+    assert not [w for w in got if issubclass(w.category, RuntimeWarning)]
+    assert scml.beta_ == 1e305
+    assert scml.n_active_basis_ == 0
+    assert np.all(scml.get_mahalanobis_matrix() == 0)
+
+
 def test_features_at_a_tiny_scale_warn_with_the_fix(wine_split):
     # The unit hinge margin makes beta scale with the squared distances:
     # wine_split in units 10^4 times too large empties the default model, and
@@ -1474,6 +1492,21 @@ def test_triplets_of_the_wrong_width_are_called_triplets(wine_triplets, learner)
     for method in (model.score, model.predict, model.decision_function):
         with pytest.raises(ValueError, match="triplets have 2 features"):
             method(train[:10, :, :2])
+
+
+@pytest.mark.parametrize("random_state", range(4))
+def test_triplet_diffs_basis_on_repeated_points_whatever_the_draw(random_state):
+    # Five values, each repeated 20 times with random labels: most mined
+    # triplets join copies of one point, and a small basis drawn from
+    # regions of those alone came out empty on some draws (the fit raised
+    # "found no basis element"). The triplets that move some point keep
+    # the separating direction on every draw.
+    X = np.repeat(np.arange(5.0), 20)[:, None]
+    y = np.random.RandomState(0).randint(0, 2, 100)
+    model = SCML_Supervised(beta=1e-3, basis="triplet_diffs", n_basis=2,
+                            random_state=random_state).fit(X, y)
+    np.testing.assert_allclose(np.abs(model.basis_), [[1.0]])
+    assert model.n_active_basis_ == 1
 
 
 def test_triplet_diffs_basis_from_labels_as_in_metric_learn(wine_split):
