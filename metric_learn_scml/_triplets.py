@@ -891,12 +891,10 @@ def triplet_basis(X, triplets, n_basis, random_state=None):
     # (repeated points given other labels) has no direction; regions of
     # such triplets alone would give none, and the basis could come out
     # empty on some draws and not on others.
-    step = chunk_rows(n_features)
-    moving = np.concatenate([
-        (X[block[:, target[0]]] != X[block[:, target[1]]]).any(axis=1)
-        | (X[block[:, impostor[0]]] != X[block[:, impostor[1]]]).any(axis=1)
-        for block in (triplets[start:start + step]
-                      for start in range(0, triplets.shape[0], step))])
+    point = distinct_rows(X)[1]
+    moving = ((point[triplets[:, target[0]]] != point[triplets[:, target[1]]])
+              | (point[triplets[:, impostor[0]]]
+                 != point[triplets[:, impostor[1]]]))
     if moving.any():
         triplets = triplets[moving]
     centres = region_centres(
