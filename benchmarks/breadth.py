@@ -57,6 +57,7 @@ three 5-class tasks of 60 training points in 90 dimensions
 :func:`evaluate` gives the same protocol to any estimator, for experiments.
 """
 
+import functools
 import math
 import textwrap
 import warnings
@@ -73,7 +74,8 @@ from metric_learn import LMNN
 from metric_learn import SCML_Supervised as MetricLearnSCML
 
 from .data import DATASETS as REGISTRY, FRESH, GENERATED, KEEL_NUMERIC, SHIPPED
-from .data.tasks import LIBRAS_CUTS
+from .data.tasks import LIBRAS_CUTS, MEDIUM_TASK_SETS
+from .data.tasks import medium_tasks as medium_task_data
 from .protocol import lookup, metric_error, n_active, stratified_split, subsample, timed_fit
 from .results import (holm, markdown_table, paired_test, pivot, summarise,
                       wilcoxon_over_datasets)
@@ -495,30 +497,27 @@ SMALL_METHODS = {
 SMALL_TEST_FRACTION = 0.5
 
 
-def small_tasks(n_splits=N_SPLITS, progress=None, cuts=LIBRAS_CUTS):
-    """movement_libras as three 5-class tasks of 60 training points.
+def task_records(sources, n_splits=N_SPLITS, progress=None):
+    """Each method of :data:`SMALL_METHODS` on the tasks of ``sources``.
 
-    Methods: Euclidean 3-NN within each task, ``SCML_Supervised()`` and
-    ``LocalSCML_Supervised()`` (through ``MetricKNeighborsClassifier``)
-    fitted on each task, ``MultiTaskSCML_Supervised()`` fitted on the three
-    tasks with ``tasks``. Each of ``cuts`` (the cut generators of
-    :func:`benchmarks.data.tasks.libras_tasks`) gives ``n_splits`` splits,
-    recorded as the dataset ``'libras tasks (<cut>)'``.
+    ``sources`` maps a dataset name to a function of the split that
+    returns the task dictionary (``X_train``, ``y_train``, ``task_train``
+    and their ``test`` parts).
 
     Returns
     -------
     records : list of dict
-        One per (cut, split, method): ``error`` (mean over the tasks, a
+        One per (dataset, split, method): ``error`` (mean over the tasks, a
         fraction), ``task_errors`` (percent, per task), ``fit_seconds``
         (summed over the per-task fits) and ``n_active`` (mean over the
         per-task models; the multi-task model's union).
     """
     records = []
-    for cut, split in ((cut, split) for cut in cuts for split in range(n_splits)):
-        data = REGISTRY["movement_libras"].tasks(random_state=split, cuts=cut)
+    for name, split in ((name, split) for name in sources for split in range(n_splits)):
+        data = sources[name](split)
         for method, measure in SMALL_METHODS.items():
             errors, seconds, active = measure(split, data)
-            records.append(dict(dataset="libras tasks (%s)" % cut, split=split, method=method,
+            records.append(dict(dataset=name, split=split, method=method,
                                 error=float(np.mean(errors)), fit_seconds=seconds,
                                 n_active=active, task_errors=" / ".join(
                                     "%.1f" % (100 * error) for error in errors)))
@@ -527,18 +526,43 @@ def small_tasks(n_splits=N_SPLITS, progress=None, cuts=LIBRAS_CUTS):
     return records
 
 
-def small_tasks_table(rows, records=()):
-    """Markdown: one line per (cut, method) of the small-tasks summary rows.
+def small_tasks(n_splits=N_SPLITS, progress=None, cuts=LIBRAS_CUTS):
+    """movement_libras as three 5-class tasks of 60 training points
+    (:func:`task_records`).
+
+    Methods: Euclidean 3-NN within each task, ``SCML_Supervised()`` and
+    ``LocalSCML_Supervised()`` (through ``MetricKNeighborsClassifier``)
+    fitted on each task, ``MultiTaskSCML_Supervised()`` fitted on the three
+    tasks with ``tasks``. Each of ``cuts`` (the cut generators of
+    :func:`benchmarks.data.tasks.libras_tasks`) gives ``n_splits`` splits,
+    recorded as the dataset ``'libras tasks (<cut>)'``.
+    """
+    return task_records({"libras tasks (%s)" % cut: functools.partial(
+        REGISTRY["movement_libras"].tasks, cuts=cut) for cut in cuts}, n_splits, progress)
+
+
+def medium_tasks(n_splits=N_SPLITS, progress=None, names=MEDIUM_TASK_SETS):
+    """Tasks of 100 to 1,600 training points
+    (:func:`benchmarks.data.tasks.medium_tasks`), the methods of
+    :func:`small_tasks` (:func:`task_records`)."""
+    return task_records({name: functools.partial(medium_task_data, name) for name in names},
+                        n_splits, progress)
+
+
+def small_tasks_table(rows, records=(), test_fraction=SMALL_TEST_FRACTION, first="cuts"):
+    """Markdown: one line per (dataset, method) of the task summary rows
+    (:func:`task_records`; the small tasks' datasets are their cuts).
 
     With the per-split ``records``, each method's paired difference to the
-    Euclidean metric per cut generator: mean and corrected standard error
-    (points), Holm-adjusted p-value over the methods and cuts.
+    Euclidean metric per dataset: mean and corrected standard error
+    (points, for a test share ``test_fraction``), Holm-adjusted p-value
+    over the methods and datasets.
     """
     tests = {}
     for method in SMALL_METHODS:
         if method != "Euclidean":
             for dataset, gaps in paired_differences(records, method, "Euclidean").items():
-                tests[dataset, method] = paired_test(gaps, SMALL_TEST_FRACTION)
+                tests[dataset, method] = paired_test(gaps, test_fraction)
     adjusted = dict(zip(tests, holm([p for _, _, p in tests.values()])))
 
     def against_euclidean(row):
@@ -549,7 +573,7 @@ def small_tasks_table(rows, records=()):
         return "%+.1f ± %.1f (Holm p = %.2g)" % (mean, se, adjusted[key])
 
     return markdown_table(
-        ["cuts", "method", "3-NN test error (%), mean over tasks",
+        [first, "method", "3-NN test error (%), mean over tasks",
          "minus Euclidean (points, paired)", "active basis", "fit time (s, all tasks)",
          "splits"],
         [[row["dataset"], row["method"], _cell(row, "error_mean", 1), against_euclidean(row),

@@ -219,6 +219,16 @@ def run_small_tasks(args, progress):
     finish_breadth(args, "small_tasks", records, start, "zscore_unit_norm")
 
 
+def run_medium_tasks(args, progress):
+    start = time.perf_counter()
+    records = breadth.medium_tasks(args.splits or (1 if args.quick else breadth.N_SPLITS),
+                                   progress, args.datasets or breadth.MEDIUM_TASK_SETS)
+    show("medium_tasks", breadth.small_tasks_table(breadth.summary_rows(records), records,
+                                                   0.3, "tasks"))
+    finish_breadth(args, "medium_tasks", records, start,
+                   "StandardScaler (newsgroups: TF-IDF as built)")
+
+
 def finish_breadth(args, name, records, start, preprocessing):
     print("\n%s wall time: %.0f s" % (name, time.perf_counter() - start))
     save(args, name, breadth.summary_rows(records), breadth.SUMMARY_COLUMNS, start, records,
@@ -430,6 +440,8 @@ TABLES = {
     "all": (run_all, "global, local, multitask, basis-size, memory, then the results page"),
     "breadth": (run_breadth, "every estimator at its defaults on 60 datasets (breadth.md)"),
     "small-tasks": (run_small_tasks, "movement_libras as three small tasks (breadth.md)"),
+    "medium-tasks": (run_medium_tasks, "six sets cut into tasks of 100 to 1,600 training "
+                                       "points (medium_tasks.csv)"),
     "small-data": (run_small_data, "the breadth datasets drawn down to 100 and 300 "
                                    "training points (small_data.csv)"),
     "budget": (run_budget, "the default fit's stages, the exact phase against its budget, "

@@ -680,7 +680,8 @@ def task_beta_max(problem):
 
 def select_beta(X, y, settings, random_state=None,
                 min_fit_points=MIN_SELECTION_POINTS,
-                max_scored_points=MAX_VALIDATION_POINTS, progress=silent):
+                max_scored_points=MAX_VALIDATION_POINTS,
+                min_scored_points=MIN_SCORED_POINTS, progress=silent):
     """``beta='auto'``: the beta whose model does best on held-out points.
 
     A stratified ``VALIDATION_FRACTION`` of the points is held out; the
@@ -690,10 +691,10 @@ def select_beta(X, y, settings, random_state=None,
     along the grid of :func:`beta_grid` (relative to its own ``beta_max``)
     by RDA, and each solution is scored on the held-out points (a
     stratified ``max_scored_points`` of them at most; :func:`path_scores`).
-    Until ``MIN_SCORED_POINTS`` points are scored, the next fold of the
+    Until ``min_scored_points`` points are scored, the next fold of the
     same stratified k-fold (k = 1 / ``VALIDATION_FRACTION``) is held out
     in turn, on the first fold's grid, so that small data are scored on
-    every point (:func:`cuts`); above ``k * MIN_SCORED_POINTS`` points one
+    every point (:func:`cuts`); above ``k * min_scored_points`` points one
     cut is scored. :func:`best_beta` chooses from the pooled per-point
     mistakes. The Euclidean metric is preferred where its held-out 3-NN
     error is lower than every beta's (:func:`euclidean_wins`). Classes of
@@ -745,7 +746,7 @@ def select_beta(X, y, settings, random_state=None,
                            MAX_SELECTION_POINTS),
                        MIN_SELECTION_POINTS_PER_CLASS * classes.shape[0])
     n_cuts = min(int(round(1.0 / VALIDATION_FRACTION)),
-                 -(-min(MIN_SCORED_POINTS, max_scored_points)
+                 -(-min(min_scored_points, max_scored_points)
                    // min(n_held, max_scored_points)))
     if not fifth:
         n_cuts = max(n_cuts, 2)
@@ -836,6 +837,20 @@ def cuts(y, n_held, n_cuts, random_state):
         folds = StratifiedKFold(n_folds, shuffle=True, random_state=
                                 random_state.randint(2 ** 31)).split(indices, y)
         return [next(folds) for _ in range(min(n_cuts, n_folds))]
+
+
+def scored_shares(members):
+    """The held-out points each task's choice scores at least, so that
+    :func:`pool_selections` pools ``MIN_SCORED_POINTS``: each task's share
+    of them in proportion to its points (``members``, one index array a
+    task). The pooled choice rests on the pooled mistakes, whose noise is
+    that of their total; a task of 600 points would otherwise score 500
+    of its own, and each of several tasks run up to five paths where one
+    single-task model of all the points runs one or two. Beyond the paper.
+    """
+    sizes = np.array([len(rows) for rows in members], dtype=float)
+    return [int(np.ceil(MIN_SCORED_POINTS * size / sizes.sum()))
+            for size in sizes]
 
 
 def pool_selections(selections):

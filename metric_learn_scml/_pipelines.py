@@ -30,7 +30,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._arrays import checked_random_state, plain
-from ._driver import PathSettings, pool_selections, select_beta
+from ._driver import PathSettings, pool_selections, scored_shares, select_beta
 from ._solvers import RDAState
 from ._triplets import (default_n_basis, distinct_elements, labels_basis,
                         task_basis_size, triplet_basis, triplets_from_labels)
@@ -204,7 +204,8 @@ class _BuildsProblems:
         k_impostor`` triplets among its own points and its own local
         discriminative basis; the basis is their union. ``beta='auto'`` is
         resolved here, once each task's triplets are known to exist and
-        before the basis is drawn: ``choose(X, y)`` of each task's points
+        before the basis is drawn: ``choose(X, y, min_scored_points)`` of each
+        task's points (its share, :func:`~metric_learn_scml._driver.scored_shares`)
         returns a :class:`~metric_learn_scml._driver.BetaSelection` (by
         default :meth:`_FromLabels._choose_beta`; ``SCML_SupervisedCV``
         passes its cross-validation).
@@ -302,7 +303,8 @@ class _BuildsProblems:
         state) of a generated basis, by a learner that
         ``_keeps_euclidean``."""
         with self._log.stage("choosing %s" % self._stage_name()) as facts:
-            selections = [choose(X[rows], y[rows]) for rows in members]
+            selections = [choose(X[rows], y[rows], scored) for rows, scored
+                          in zip(members, scored_shares(members))]
             selection = pool_selections(selections)
             facts.update(values_tried=selection.betas,
                          held_out_3nn_errors=selection.errors,
@@ -468,10 +470,11 @@ class _FromLabels(_BuildsProblems):
             return np.random.RandomState(self._rng.randint(2 ** 31))
         return checked_random_state(self.random_state)
 
-    def _choose_beta(self, X, y):
+    def _choose_beta(self, X, y, min_scored_points):
         """``beta='auto'``: :func:`~metric_learn_scml._driver.select_beta`."""
         return select_beta(X, y, self._path_settings(X.shape[1]),
                            self._selection_random_state(),
+                           min_scored_points=min_scored_points,
                            progress=self._log.say)
 
     def __sklearn_tags__(self):

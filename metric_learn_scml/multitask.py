@@ -285,7 +285,9 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         fewer basis elements, and an element is dropped for all tasks at
         once. ``'auto'`` runs on each task the choice of
         :class:`~metric_learn_scml.SCML_Supervised`'s ``beta='auto'`` (the
-        same held-out points, grid and rule), chooses from the tasks'
+        same grid and rule; each task's folds are held out in turn until
+        its share of the {{MIN_SCORED_POINTS}} points, in proportion to its
+        points, is scored), chooses from the tasks'
         held-out mistakes pooled at each multiple of :math:`\beta_{\max}`
         (the sparsest value within the band where every task has
         {{SPARSE_CHOICE_MIN_POINTS}} points or more, else the densest),

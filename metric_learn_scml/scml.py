@@ -789,11 +789,11 @@ class SCML_SupervisedCV(SCML_Supervised):
             X, y, choose=functools.partial(self._cross_validate,
                                            groups=groups)))
 
-    def _choose_beta(self, X, y):
+    def _choose_beta(self, X, y, min_scored_points=None):
         # partial_fit's first call chooses as fit does (without groups).
         return self._cross_validate(X, y)
 
-    def _cross_validate(self, X, y, groups=None):
+    def _cross_validate(self, X, y, min_scored_points=None, groups=None):
         """Cross-validate the grid on the points ``X``; set ``betas_`` and
         ``error_path_``, and return the choice as a ``BetaSelection``."""
         # The int folds' seed is drawn whatever cv is, so that the draws

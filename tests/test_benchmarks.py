@@ -787,6 +787,24 @@ def test_small_tasks_table_gives_each_cut_and_method_against_euclidean():
     assert "| - |" in euclidean
 
 
+def test_medium_tasks_split_each_task_and_scale_on_the_pooled_training_points():
+    from benchmarks.data.tasks import medium_tasks
+
+    data = medium_tasks("breast_cancer", 0)
+    tasks, counts = np.unique(data["task_train"], return_counts=True)
+    assert tasks.shape == (3,) and counts.min() >= 100
+    for task in tasks:
+        train = data["task_train"] == task
+        test = data["task_test"] == task
+        # 70/30 within each task
+        assert abs(test.sum() / (train.sum() + test.sum()) - 0.3) < 0.02
+    np.testing.assert_allclose(data["X_train"].mean(axis=0), 0, atol=1e-12)
+    again = medium_tasks("breast_cancer", 0)
+    np.testing.assert_array_equal(again["X_test"], data["X_test"])
+    assert not np.array_equal(medium_tasks("breast_cancer", 1)["task_train"],
+                              data["task_train"])
+
+
 def test_fingerprint_rows_are_labelled_and_hashes_tell_arrays_apart():
     from benchmarks import fingerprint
 

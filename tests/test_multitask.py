@@ -670,3 +670,18 @@ def test_auto_beta_pools_the_tasks_it_could_score_and_names_the_others():
     assert chosen[0]["chosen"] == pytest.approx(chosen[1]["chosen"],
                                                 rel=1e-12)
     np.testing.assert_allclose(multi.beta_path_, chosen[0]["values_tried"])
+
+
+def test_auto_beta_scores_the_pooled_held_out_points_once_not_per_task():
+    # The tasks' choices pool their held-out mistakes into one choice, so
+    # together they score the held-out points one choice needs: three
+    # tasks of 250 points each scored all 750 (five paths each, where a
+    # single-task model of the 750 points scores 500 on three).
+    X, y = make_classification(750, 6, n_informative=4, n_redundant=0,
+                               random_state=0)
+    tasks = np.repeat(["a", "b", "c"], 250)
+    model = MultiTaskSCML_Supervised(random_state=0).fit(X, y, tasks)
+    choice = next(stage for stage in model.fit_stages_
+                  if stage["stage"] == "choosing beta")
+    assert 500 <= choice["held_out_points"] < 750
+    assert model.validation_error_path_.shape == (7,)

@@ -11,6 +11,7 @@ dict of ``X_<part>``, ``y_<part>`` and ``task_<part>`` arrays per part
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 
 from ..protocol import paper_splits, stratified_split
@@ -207,3 +208,74 @@ def libras_tasks(random_state=0, n_train=60, classes_per_task=5, cuts="stratifie
     data = _collect(X, y, task, {"train": np.concatenate(train), "test": np.concatenate(test)})
     data["X_train"], data["X_test"] = zscore_unit_norm(data["X_train"], data["X_test"])
     return data
+
+
+def _class_groups(y, edges):
+    """Tasks of consecutive classes: the class codes cut at ``edges``."""
+    return np.digitize(np.unique(y, return_inverse=True)[1], edges)
+
+
+def _random_thirds(y, split):
+    """Three tasks of a random third of the points each (one draw a split):
+    tasks from one distribution, as a user's sites or batches may be."""
+    return np.random.RandomState(100 + split).randint(3, size=y.shape[0])
+
+
+def _digits():
+    from sklearn.datasets import load_digits
+    return load_digits(return_X_y=True)
+
+
+def _cancer():
+    from sklearn.datasets import load_breast_cancer
+    return load_breast_cancer(return_X_y=True)
+
+
+# Medium tasks: the data, and the task of each point.
+MEDIUM_TASKS = {
+    # classes 0-3, 4-6 and 7-9
+    "digits": (_digits, lambda y, split: _class_groups(y, [4, 7])),
+    # its six classes in pairs
+    "satimage": (lambda: load_keel("satimage"), lambda y, split: _class_groups(y, [2, 4])),
+    "segment": (lambda: load_keel("segment"), _random_thirds),
+    "breast_cancer": (_cancer, _random_thirds),
+}
+
+
+def medium_tasks(name, split):
+    """Tasks of 100 to 1,600 training points each, 70/30 per task.
+
+    ``name`` is a key of :data:`MEDIUM_TASKS` (digits and satimage cut
+    into tasks of classes, segment and breast cancer into random thirds),
+    ``'vowel'`` (Vowel's four groups of speakers, as :func:`vowel_tasks`) or
+    ``'newsgroups'`` (:func:`newsgroups_tasks`' training and test
+    documents, 800 and 400 a task, used as given). Every other set is split
+    70/30 within each task, stratified (split ``split``), and z-scored with
+    the pooled training statistics (``StandardScaler``, as a user would).
+    """
+    if name == "newsgroups":
+        data = newsgroups_tasks(random_state=split)
+        return {key: value for key, value in data.items()
+                if key.split("_")[-1] in ("train", "test")}
+    if name == "vowel":
+        X, y, groups = load_keel("vowel", return_groups=True)
+        # (Speakers 0-3 and 8-11 are of one sex, 4-7 and 12-14 of the other.)
+        task = groups["speaker"] // 4
+    else:
+        load, tasks_of = MEDIUM_TASKS[name]
+        X, y = load()
+        task = tasks_of(y, split)
+    rows = {"train": [], "test": []}
+    for t in np.unique(task):
+        mine = np.flatnonzero(task == t)
+        train, test = stratified_split(y[mine], split)
+        rows["train"].append(mine[train])
+        rows["test"].append(mine[test])
+    data = _collect(X, y, task, {part: np.concatenate(found) for part, found in rows.items()})
+    scaler = StandardScaler().fit(data["X_train"])
+    data["X_train"], data["X_test"] = (scaler.transform(data["X_train"]),
+                                       scaler.transform(data["X_test"]))
+    return data
+
+
+MEDIUM_TASK_SETS = tuple(MEDIUM_TASKS) + ("vowel", "newsgroups")
