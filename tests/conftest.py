@@ -52,7 +52,7 @@ def pin_auto_beta(monkeypatch):
     from metric_learn_scml._driver import BetaSelection
 
     def pin(beta, euclidean=False):
-        monkeypatch.setattr(_FromLabels, "_choose_beta", lambda self, X, y: (
+        monkeypatch.setattr(_FromLabels, "_choose_beta", lambda self, X, y, *_: (
             BetaSelection(beta, np.array([beta]), np.array([0.5]), euclidean,
                           0.5, 100)))
     return pin
