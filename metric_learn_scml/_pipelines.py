@@ -29,7 +29,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._arrays import checked_random_state, plain
+from ._arrays import checked_random_state, distinct_rows, plain
 from ._driver import PathSettings, pool_selections, scored_shares, select_beta
 from ._solvers import RDAState
 from ._triplets import (default_n_basis, distinct_elements, labels_basis,
@@ -607,10 +607,26 @@ class PointMemory:
 
     def after(self, X, y, codes, tasks):
         """``X``, ``y`` and task ``codes`` (None: one task) of a batch,
-        followed by the memory's, their codes into the sorted ``tasks``."""
-        return (np.concatenate([X, self.X]), np.concatenate([y, self.y]),
-                None if codes is None else np.concatenate(
-                    [codes, np.searchsorted(tasks, self.tasks)]))
+        followed by the memory's, their codes into the sorted ``tasks``.
+
+        A remembered point is left out where the batch, or an earlier place
+        of the memory, holds it again (the same row, in the same task): a
+        point seen on a second pass is one point, and its remembered copies
+        would be its own nearest targets, or fill several of a point's
+        target places with one neighbour.
+        """
+        n_batch = X.shape[0]
+        X, y = np.concatenate([X, self.X]), np.concatenate([y, self.y])
+        if codes is not None:
+            codes = np.concatenate([codes, np.searchsorted(tasks, self.tasks)])
+        rows = X if codes is None else np.column_stack([X, codes])
+        inverse = distinct_rows(rows)[1]
+        kept = np.ones(X.shape[0], dtype=bool)
+        remembered = inverse[n_batch:]
+        kept[n_batch:] = ~np.isin(remembered, inverse[:n_batch])
+        kept[n_batch:][np.setdiff1d(np.arange(remembered.shape[0]),
+                                    np.unique(remembered, return_index=True)[1])] = False
+        return X[kept], y[kept], None if codes is None else codes[kept]
 
 
 def remember(memory, X, y, tasks, capacity, random_state):

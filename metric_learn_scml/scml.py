@@ -507,12 +507,14 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
         warns (``ConvergenceWarning``).
     partial_fit_memory : int, default={{DEFAULT_MEMORY:d}}
         The most points ``partial_fit`` remembers: a uniform random sample
-        of the points seen so far (reservoir sampling), kept with their
+        of the points its calls have seen (reservoir sampling; ``fit``'s
+        points are not kept), kept with their
         labels and tasks, ``8 * partial_fit_memory * (n_features + 2)``
         bytes at most (20 MB for 50,000 points of 50 features). Each batch's
         points are the anchors of its triplets, their targets and
         impostors the nearest among the batch and the memory (within
-        their task), as ``fit`` finds them among all its points; and when
+        their task; a point seen again counts once), as ``fit`` finds them
+        among all its points; and when
         the batch and the memory hold twice the points the basis was
         drawn from, a generated basis is drawn anew from them, its
         elements of zero weight replaced by new ones and new ones added up
@@ -827,11 +829,13 @@ class SCML_SupervisedCV(SCML_Supervised):
         if not any(score[3].any() for score in scores):
             warnings.warn(
                 "%s: no beta of the grid kept a basis element on any training "
-                "part of cv, so the model will be the Euclidean metric "
-                "(euclidean_fallback_) or a zero one: the betas %s are too "
-                "large for this data. Give smaller "
-                "ones, or betas=None for a grid from the data."
-                % (type(self).__name__, np.array2string(betas, precision=3)),
+                "part of cv, so the choice among them rests on no learned "
+                "metric. Either the betas %s are too large for this data "
+                "(give smaller ones%s), or max_iter=%d RDA steps are too few "
+                "to move from W = 0 (raise it)."
+                % (type(self).__name__, np.array2string(betas, precision=3),
+                   "" if self.betas is None else
+                   ", or betas=None for a grid from the data", self.max_iter),
                 UserWarning)
         errors = self.error_path_.mean(axis=1)
         # The spread of the mean error is that of the points behind it,

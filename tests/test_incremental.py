@@ -490,6 +490,28 @@ def test_partial_fit_remembers_earlier_batches_to_come_near_fit():
     assert errors[50000] < knn_error(None, X, y, X_test, y_test) - 0.08
 
 
+@pytest.mark.parametrize("multitask", [False, True])
+def test_passes_over_the_same_points_mine_among_the_distinct_points(
+        wine, multitask):
+    # A second pass over the batches mined each point's targets among the
+    # batch and its remembered copies: a point's nearest target was its
+    # own copy (a third of the triplets on the second pass, two thirds on
+    # the third). Each point seen again is one point.
+    X, y = wine
+    order = np.random.RandomState(0).permutation(y.shape[0])
+    X, y = X[order], y[order]
+    tasks = np.arange(y.shape[0]) % 2
+    model = (MultiTaskSCML_Supervised if multitask else SCML_Supervised)(
+        beta=1e-4, random_state=0)
+    for _ in range(3):
+        for batch in np.array_split(np.arange(y.shape[0]), 4):
+            model.partial_fit(X[batch], y[batch],
+                              *([tasks[batch]] if multitask else []))
+        mining = next(stage for stage in model.fit_stages_
+                      if stage["stage"] == "mining triplets")
+        assert mining["points"] == y.shape[0]
+
+
 def test_the_basis_is_renewed_around_its_active_elements(blobs):
     X, y, _, _ = blobs
     model = SCML_Supervised(**FAST).partial_fit(X[:300], y[:300])

@@ -253,11 +253,23 @@ def test_pairs_without_triplet_by_hand():
     ([-1, -1, -1, -1], r"y holds only dissimilar pairs \(y=-1\).*Add similar pairs"),
     ([1, -1, -1, -1], r"y has 1 similar \(\+1\) and 3 dissimilar \(-1\) pairs: SCML "
                       r"needs at least 2 of each kind.*more similar pairs"),
+    ([1, -1], r"y has 1 similar \(\+1\) and 1 dissimilar \(-1\) pairs: SCML "
+              r"needs at least 2 of each kind.*more similar and dissimilar pairs"),
 ])
 def test_bad_pair_labels_are_refused_with_the_fix(y, message):
-    pairs, _ = independent_pairs(0, 4)
+    pairs, _ = independent_pairs(0, len(y))
     with pytest.raises(ValueError, match=message):
         SCML().fit(pairs, y)
+
+
+def test_tuples_of_another_size_name_the_two_formats():
+    # (metric-learn's message asked for triplets only, and printed them all.)
+    tuples = np.random.RandomState(0).randn(20, 4, 3)
+    with pytest.raises(ValueError, match=r"SCML learns from triplets, of shape "
+                       r"\(n_triplets, 3, n_features\).*or from pairs with their "
+                       r"labels y.*got tuples of 4 elements \(shape \(20, 4, 3\)\)"
+                       r"\.$"):
+        SCML().fit(tuples)
 
 
 def test_pairs_without_labels_are_refused():

@@ -355,6 +355,20 @@ def test_cv_grid_that_keeps_no_element_warns(wine):
     assert model.euclidean_fallback_
 
 
+def test_cv_grid_that_rda_cannot_move_names_max_iter_not_the_default_betas(
+        wine):
+    # With max_iter=1 the paths kept no element, and the warning said the
+    # model would be Euclidean or zero (it kept 13 elements) and advised
+    # betas=None, the default already.
+    X, y = wine
+    with pytest.warns(UserWarning, match=r"no beta of the grid.*max_iter=1 "
+                      r"RDA steps are too few") as caught:
+        SCML_SupervisedCV(max_iter=1, random_state=0).fit(X, y)
+    message = next(str(w.message) for w in caught
+                   if "no beta of the grid" in str(w.message))
+    assert "betas=None" not in message
+
+
 def test_cross_validation_of_points_far_from_the_origin_scores_as_centred():
     # The held-out 3-NN of each fold was searched on the raw points: at
     # 1e8 from the origin, on 20 features (scikit-learn's brute search),
