@@ -307,9 +307,9 @@ def write_page(out):
 
 
 BREADTH_INTRO = """\
-Written by `python -m benchmarks breadth` and `python -m benchmarks
-small-tasks` (`benchmarks/breadth.py`) from `breadth_splits.csv` and
-`small_tasks.csv`. Every estimator at its defaults, as a user would run
+Written by `python -m benchmarks breadth`, `small-tasks` and
+`medium-tasks` (`benchmarks/breadth.py`) from `breadth_splits.csv`,
+`small_tasks.csv` and `medium_tasks.csv`. Every estimator at its defaults, as a user would run
 it: at most 2,000 points per dataset (stratified subsample), 10 stratified
 70/30 splits, `StandardScaler` fitted on the training part, 3-NN test
 error in percent. A difference is significant where the paired t-test over
@@ -329,7 +329,7 @@ def write_breadth_page(out):
     """Write ``breadth.md`` in ``out`` from the CSV files there; return its path."""
     out = Path(out)
     lines = ["# Breadth benchmark", "", BREADTH_INTRO, ""]
-    for name in ("breadth", "small_tasks"):
+    for name in ("breadth", "small_tasks", "medium_tasks"):
         meta = _load(out, "%s_run.json" % name)
         if meta is not None:
             lines.append("- `%s`: %.0f s, commit `%s`, %s" % (
@@ -354,6 +354,21 @@ def write_breadth_page(out):
                           "(12 training points per class) and the first 60 of a "
                           "`numpy.random.default_rng(split)` permutation of each task.",
                           breadth.small_tasks_table(rows, small_records))
+    rows = _load(out, "medium_tasks.csv")
+    if rows:
+        lines += _section("### Medium tasks: six sets cut into tasks of 100 to 1,600 "
+                          "training points",
+                          "digits and satimage cut into tasks of classes, segment and "
+                          "breast cancer into random thirds, Vowel's four speaker "
+                          "groups, the four 20 Newsgroups tasks "
+                          "(`benchmarks.data.tasks.medium_tasks`); 70/30 within each "
+                          "task, `StandardScaler` on the pooled training points (the "
+                          "text as built); error averaged over the tasks, then over "
+                          "splits. Active basis: the mean over the per-task models, "
+                          "the multi-task model's union.",
+                          breadth.small_tasks_table(
+                              rows, read_records(out / "medium_tasks_splits.csv"), 0.3,
+                              "tasks"))
     page = out / "breadth.md"
     page.write_text("\n".join(lines) + "\n")
     return page
@@ -362,7 +377,8 @@ def write_breadth_page(out):
 # Summary file: (splits file, how its rows are summarised).
 DERIVED = {"global.csv": ("global_splits.csv", summarise),
            "breadth.csv": ("breadth_splits.csv", breadth.summary_rows),
-           "small_tasks.csv": ("small_tasks_splits.csv", breadth.summary_rows)}
+           "small_tasks.csv": ("small_tasks_splits.csv", breadth.summary_rows),
+           "medium_tasks.csv": ("medium_tasks_splits.csv", breadth.summary_rows)}
 
 
 def check(out):
