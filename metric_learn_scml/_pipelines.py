@@ -204,11 +204,12 @@ class _BuildsProblems:
         k_impostor`` triplets among its own points and its own local
         discriminative basis; the basis is their union. ``beta='auto'`` is
         resolved here, once each task's triplets are known to exist and
-        before the basis is drawn: ``choose(X, y, min_scored_points)`` of each
-        task's points (its share, :func:`~metric_learn_scml._driver.scored_shares`)
-        returns a :class:`~metric_learn_scml._driver.BetaSelection` (by
-        default :meth:`_FromLabels._choose_beta`; ``SCML_SupervisedCV``
-        passes its cross-validation).
+        before the basis is drawn: ``choose(X, y, min_scored_points)`` of
+        each task's points (its share of the held-out points to score,
+        :func:`~metric_learn_scml._driver.scored_shares`) returns a
+        :class:`~metric_learn_scml._driver.BetaSelection` (by default
+        :meth:`_FromLabels._choose_beta`; ``SCML_SupervisedCV`` passes its
+        cross-validation).
         """
         X, y = validate_supervised(self, X, y)
         codes = None if tasks is None else self._encode_tasks(
@@ -621,11 +622,11 @@ class PointMemory:
             codes = np.concatenate([codes, np.searchsorted(tasks, self.tasks)])
         rows = X if codes is None else np.column_stack([X, codes])
         inverse = distinct_rows(rows)[1]
-        kept = np.ones(X.shape[0], dtype=bool)
         remembered = inverse[n_batch:]
-        kept[n_batch:] = ~np.isin(remembered, inverse[:n_batch])
-        kept[n_batch:][np.setdiff1d(np.arange(remembered.shape[0]),
-                                    np.unique(remembered, return_index=True)[1])] = False
+        first = np.zeros(remembered.shape[0], dtype=bool)
+        first[np.unique(remembered, return_index=True)[1]] = True
+        kept = np.concatenate([np.ones(n_batch, dtype=bool), first & ~np.isin(
+            remembered, inverse[:n_batch])])
         return X[kept], y[kept], None if codes is None else codes[kept]
 
 

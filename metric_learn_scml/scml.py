@@ -793,6 +793,7 @@ class SCML_SupervisedCV(SCML_Supervised):
 
     def _choose_beta(self, X, y, min_scored_points=None):
         # partial_fit's first call chooses as fit does (without groups).
+        # (cv's folds score every point: there is no share to honour.)
         return self._cross_validate(X, y)
 
     def _cross_validate(self, X, y, min_scored_points=None, groups=None):
