@@ -155,8 +155,9 @@ class SquaredDifferences:
         if isinstance(projections, FactoredProjections):
             difference = projections.differences(pairs[..., 0], pairs[..., 1])
         else:
-            difference = (projections[pairs[..., 0]]
-                          - projections[pairs[..., 1]])
+            # (take, as in rows: faster than fancy indexing for scattered rows)
+            difference = np.take(projections, pairs[..., 0], axis=0)
+            difference -= np.take(projections, pairs[..., 1], axis=0)
         return np.square(difference, out=difference)
 
     def columns(self, kept):
