@@ -393,15 +393,6 @@ def validate_triplets(estimator, triplets, reset=True, y=None):
     the features must match ``n_features_in_``.
     """
     pairs = is_pairs(triplets)
-    size = tuple_size(triplets)
-    if size not in (None, 2, 3):
-        # (metric-learn's own message names triplets only, and prints them.)
-        raise ValueError(
-            "%s learns from triplets, of shape (n_triplets, 3, n_features) "
-            "(or (n_triplets, 3) indices with a preprocessor), or from pairs "
-            "with their labels y, of shape (n_pairs, 2, n_features); got "
-            "tuples of %d elements (shape %s)." % (
-                name_of(estimator), size, np.shape(triplets)))
     if pairs:
         indices, X = pair_triplets(estimator, triplets, y, first=reset)
     else:
@@ -417,20 +408,13 @@ def validate_triplets(estimator, triplets, reset=True, y=None):
     return indices, X
 
 
-def tuple_size(tuples):
-    """The length of the second axis of ``tuples`` (of points, or of
-    indices): 2 for pairs, 3 for triplets; None where there is no such
-    axis or the sequences are ragged (metric-learn's ``check_input`` then
-    says what is wrong)."""
-    try:
-        return np.shape(tuples)[1] if np.ndim(tuples) >= 2 else None
-    except ValueError:
-        return None
-
-
 def is_pairs(tuples):
-    """Whether ``tuples`` are pairs: a second axis of length 2."""
-    return tuple_size(tuples) == 2
+    """Whether ``tuples`` (of points, or of indices) are pairs: a second
+    axis of length 2."""
+    try:
+        return np.ndim(tuples) >= 2 and np.shape(tuples)[1] == 2
+    except ValueError:   # ragged nested sequences: check_input says so
+        return False
 
 
 def check_pair_labels(estimator, y, first=True):

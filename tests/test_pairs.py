@@ -262,16 +262,6 @@ def test_bad_pair_labels_are_refused_with_the_fix(y, message):
         SCML().fit(pairs, y)
 
 
-def test_tuples_of_another_size_name_the_two_formats():
-    # (metric-learn's message asked for triplets only, and printed them all.)
-    tuples = np.random.RandomState(0).randn(20, 4, 3)
-    with pytest.raises(ValueError, match=r"SCML learns from triplets, of shape "
-                       r"\(n_triplets, 3, n_features\).*or from pairs with their "
-                       r"labels y.*got tuples of 4 elements \(shape \(20, 4, 3\)\)"
-                       r"\.$"):
-        SCML().fit(tuples)
-
-
 def test_pairs_without_labels_are_refused():
     pairs, _ = independent_pairs(0, 4)
     with pytest.raises(ValueError, match=r"got pairs .* without their labels"):
