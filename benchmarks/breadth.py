@@ -541,12 +541,23 @@ def small_tasks(n_splits=N_SPLITS, progress=None, cuts=LIBRAS_CUTS):
         REGISTRY["movement_libras"].tasks, cuts=cut) for cut in cuts}, n_splits, progress)
 
 
-def medium_tasks(n_splits=N_SPLITS, progress=None, names=MEDIUM_TASK_SETS):
+# Test share of a medium-tasks split (70/30 within each task).
+MEDIUM_TEST_FRACTION = 0.3
+
+
+def medium_tasks(n_splits=N_SPLITS, progress=None, names=None):
     """Tasks of 100 to 1,600 training points
-    (:func:`benchmarks.data.tasks.medium_tasks`), the methods of
-    :func:`small_tasks` (:func:`task_records`)."""
+    (:func:`benchmarks.data.tasks.medium_tasks`; ``names`` of
+    ``MEDIUM_TASK_SETS``, None: all), the methods of :func:`small_tasks`
+    (:func:`task_records`)."""
+    names = lookup(names, dict.fromkeys(MEDIUM_TASK_SETS), "medium-tasks set")
     return task_records({name: functools.partial(medium_task_data, name) for name in names},
                         n_splits, progress)
+
+
+def medium_tasks_table(rows, records=()):
+    """:func:`small_tasks_table` of the medium tasks."""
+    return small_tasks_table(rows, records, MEDIUM_TEST_FRACTION, "tasks")
 
 
 def small_tasks_table(rows, records=(), test_fraction=SMALL_TEST_FRACTION, first="cuts"):

@@ -222,9 +222,8 @@ def run_small_tasks(args, progress):
 def run_medium_tasks(args, progress):
     start = time.perf_counter()
     records = breadth.medium_tasks(args.splits or (1 if args.quick else breadth.N_SPLITS),
-                                   progress, args.datasets or breadth.MEDIUM_TASK_SETS)
-    show("medium_tasks", breadth.small_tasks_table(breadth.summary_rows(records), records,
-                                                   0.3, "tasks"))
+                                   progress, args.datasets)
+    show("medium_tasks", breadth.medium_tasks_table(breadth.summary_rows(records), records))
     finish_breadth(args, "medium_tasks", records, start,
                    "StandardScaler (newsgroups: TF-IDF as built)")
 

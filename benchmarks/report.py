@@ -366,9 +366,8 @@ def write_breadth_page(out):
                           "text as built); error averaged over the tasks, then over "
                           "splits. Active basis: the mean over the per-task models, "
                           "the multi-task model's union.",
-                          breadth.small_tasks_table(
-                              rows, read_records(out / "medium_tasks_splits.csv"), 0.3,
-                              "tasks"))
+                          breadth.medium_tasks_table(
+                              rows, read_records(out / "medium_tasks_splits.csv")))
     page = out / "breadth.md"
     page.write_text("\n".join(lines) + "\n")
     return page

@@ -803,6 +803,9 @@ def test_medium_tasks_split_each_task_and_scale_on_the_pooled_training_points():
     np.testing.assert_array_equal(again["X_test"], data["X_test"])
     assert not np.array_equal(medium_tasks("breast_cancer", 1)["task_train"],
                               data["task_train"])
+    with pytest.raises(ValueError, match=r"unknown medium-tasks set 'iris': "
+                       r"choose from digits, .*newsgroups"):
+        breadth.medium_tasks(1, names=["iris"])
 
 
 def test_fingerprint_rows_are_labelled_and_hashes_tell_arrays_apart():
