@@ -315,7 +315,8 @@ def distinct_rows(X):
     Returns
     -------
     first : ndarray of shape (n_distinct,), dtype=intp
-        Index of one occurrence of each distinct row.
+        Index of the first occurrence of each distinct row (numpy.unique's
+        ``return_index``).
     inverse : ndarray of shape (n_rows,), dtype=intp
         ``X[first][inverse]`` equals ``X``.
     """

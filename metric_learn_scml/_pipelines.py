@@ -620,13 +620,12 @@ class PointMemory:
         X, y = np.concatenate([X, self.X]), np.concatenate([y, self.y])
         if codes is not None:
             codes = np.concatenate([codes, np.searchsorted(tasks, self.tasks)])
-        rows = X if codes is None else np.column_stack([X, codes])
-        inverse = distinct_rows(rows)[1]
-        remembered = inverse[n_batch:]
-        first = np.zeros(remembered.shape[0], dtype=bool)
-        first[np.unique(remembered, return_index=True)[1]] = True
-        kept = np.concatenate([np.ones(n_batch, dtype=bool), first & ~np.isin(
-            remembered, inverse[:n_batch])])
+        # The batch comes first, so a remembered point is kept where it is
+        # its row's first place (distinct_rows gives each row's first).
+        kept = np.zeros(X.shape[0], dtype=bool)
+        kept[distinct_rows(X if codes is None
+                           else np.column_stack([X, codes]))[0]] = True
+        kept[:n_batch] = True
         return X[kept], y[kept], None if codes is None else codes[kept]
 
 
