@@ -61,7 +61,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.utils import check_random_state
 
-from ._arrays import centred, distinct_rows, fitted_knn, plain
+from ._arrays import centred, chunk_rows, distinct_rows, plain
 from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         EXACT_FLOOR_TRIPLETS, EXACT_MAX_TRIPLETS,
                         EXACT_MIN_WORK, EXACT_WORK_RATIO, FALLBACK_BETA,
@@ -926,17 +926,32 @@ def held_out_anchor_triplets(anchors, random_state):
 
 
 def held_out_mistakes(X_fit, y_fit, X_held, y_held):
-    """Which held-out points the 3-NN classifier of the fit points gets
+    r"""Which held-out points the 3-NN classifier of the fit points gets
     wrong, as a boolean array, under the Euclidean distance of the given
-    coordinates (a metric's, through its components, or the data's own)."""
-    with warnings.catch_warnings():
-        # Many classes of few points are class labels here, not a
-        # regression target: scikit-learn's guess says nothing to the user.
-        warnings.filterwarnings("ignore", message="The number of unique "
-                                "classes is greater than 50%")
-        classifier = fitted_knn(min(SCORE_NEIGHBOURS, X_fit.shape[0]),
-                                X_fit, y_fit)
-    return classifier.predict(X_held) != y_held
+    coordinates (a metric's, through its components, or the data's own).
+
+    The vote is scikit-learn's ``KNeighborsClassifier``'s (uniform
+    weights; a tie goes to the smallest label), searched by brute force
+    as scikit-learn's brute search is, on
+    :math:`\|a\|^2 + \|b\|^2 - 2 a^T b`, a block of held-out rows at a
+    time: this is called once a beta a cut, on small data mostly, where
+    an estimator's checks cost ten times the search. The points come
+    centred (:func:`select_beta`), which keeps the expansion's rounding
+    at that of the distances.
+    """
+    k = min(SCORE_NEIGHBOURS, X_fit.shape[0])
+    labels, codes = np.unique(y_fit, return_inverse=True)
+    fit_norms = np.einsum("ij,ij->i", X_fit, X_fit)
+    votes = np.zeros((X_held.shape[0], labels.shape[0]), dtype=np.intp)
+    step = chunk_rows(X_fit.shape[0])
+    for start in range(0, X_held.shape[0], step):
+        block = X_held[start:start + step]
+        # (|a|^2 is the same along a row: it does not change the order.)
+        nearest = np.argpartition(fit_norms - 2 * block @ X_fit.T, k - 1,
+                                  axis=1)[:, :k]
+        rows = np.arange(start, start + block.shape[0])[:, None]
+        np.add.at(votes, (rows, codes[nearest]), 1)
+    return labels[votes.argmax(axis=1)] != y_held
 
 
 def euclidean_wins(best_error, euclidean):

@@ -897,6 +897,26 @@ def test_euclidean_wins_where_it_errs_less_than_every_beta():
     assert not euclidean_wins(0.2, 0.25)
 
 
+@pytest.mark.parametrize("n_features", [2, 30])
+def test_held_out_mistakes_are_those_of_scikit_learns_3nn_classifier(
+        n_features):
+    # Several blocks of held-out rows, string labels, votes of 1-1-1 (a
+    # tie goes to the smallest label) and a fit part of fewer than 3 points.
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from metric_learn_scml._driver import held_out_mistakes
+    rng = np.random.RandomState(0)
+    X_fit, X_held = rng.randn(3000, n_features), rng.randn(400, n_features)
+    y_fit = np.array(["c", "a", "b"])[rng.randint(0, 3, 3000)]
+    y_held = np.array(["c", "a", "b"])[rng.randint(0, 3, 400)]
+    for fit in (slice(None), slice(0, 2)):
+        expected = KNeighborsClassifier(min(3, X_fit[fit].shape[0])).fit(
+            X_fit[fit], y_fit[fit]).predict(X_held) != y_held
+        found = held_out_mistakes(X_fit[fit], y_fit[fit], X_held, y_held)
+        assert found.dtype == bool
+        np.testing.assert_array_equal(found, expected)
+
+
 def test_choice_of_beta_with_fewer_points_a_class_than_a_fifth_holds():
     # 20 isotropic classes of 4 points: a stratified fifth (16 points)
     # cannot hold one of each, and the choice used to be skipped (beta
