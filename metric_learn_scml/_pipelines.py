@@ -485,7 +485,7 @@ class _FromLabels(_BuildsProblems):
         return tags
 
     @single_threaded
-    def fit(self, X, y):
+    def fit(self, X, y=None):
         """Build triplets and a basis from the labels, then learn the metric.
 
         Parameters
@@ -549,7 +549,7 @@ class _IncrementalFromLabels(_FromLabels):
     }
 
     @single_threaded
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y=None):
         """Learn from one more batch of labelled points (incremental fitting).
 
         The first call resolves ``beta='auto'`` and builds the basis from

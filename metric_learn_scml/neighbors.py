@@ -72,6 +72,21 @@ def check_metric_learner(estimator):
                 "labels. %s%s" % (name, tuples, accepted, hint))
     local = (hasattr(estimator, "local_weights")
              and hasattr(estimator, "pairwise_distances"))
+    last = estimator.steps[-1][1] if hasattr(estimator, "steps") else None
+    if hasattr(last, "for_task") or hasattr(last, "local_weights"):
+        # A pipeline exposes its last step's transform, not its per-task or
+        # per-point metrics, nor fit's tasks.
+        raise TypeError(
+            "estimator=%s ends in %s, whose metric is %s: the classifier "
+            "needs the learner itself. Put the steps before it in front of "
+            "the classifier, e.g. make_pipeline(StandardScaler(), "
+            "MetricKNeighborsClassifier(%s()))%s." % (
+                name, type(last).__name__,
+                "per task" if hasattr(last, "for_task") else "per point",
+                type(last).__name__,
+                ", and route the tasks with fit(X, y, "
+                "metrickneighborsclassifier__tasks=tasks)"
+                if hasattr(last, "for_task") else ""))
     if not (hasattr(estimator, "fit") and (
             local or hasattr(estimator, "for_task")
             or hasattr(estimator, "transform"))):

@@ -109,9 +109,10 @@ class _PairsAndTriplets(_IncrementalFromTriplets):
         epoch of RDA steps from the running state, as described for
         learners of triplets (no exact phase). Each batch of pairs
         calibrates ``threshold_`` anew on its own pairs, so that the
-        threshold follows the metric. A later batch that gives no
-        constraint (e.g. pairs of one kind) leaves the model unchanged,
-        with a warning.
+        threshold follows the metric; a batch of triplets drops it, as
+        :meth:`fit` on triplets does (:meth:`calibrate_threshold` sets it
+        again). A later batch that gives no constraint (e.g. pairs of one
+        kind) leaves the model unchanged, with a warning.
 
         Parameters
         ----------
@@ -129,6 +130,9 @@ class _PairsAndTriplets(_IncrementalFromTriplets):
         # threshold past every pair.)
         if is_pairs(triplets) and np.unique(np.asarray(y)).shape[0] == 2:
             self.calibrate_threshold(triplets, y)
+        elif not is_pairs(triplets):
+            # The metric moved, and no pair says where the threshold went.
+            vars(self).pop("threshold_", None)
         return self
 
     def decision_function(self, tuples):
@@ -282,7 +286,7 @@ class _PairsAndTriplets(_IncrementalFromTriplets):
             # AttributeError, as metric-learn's pair learners raise it.
             raise AttributeError(
                 "%s.%s(pairs) needs a distance threshold, threshold_, which "
-                "a fit on pairs sets; this model was fitted on triplets. Call "
+                "a fit on pairs sets; this model was last fitted on triplets. Call "
                 "calibrate_threshold(pairs, y) with labelled pairs (y +1 for "
                 "similar, -1 for dissimilar) or set_threshold(distance) "
                 "first; decision_function(pairs) needs no threshold." % (

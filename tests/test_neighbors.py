@@ -165,6 +165,27 @@ def test_estimator_that_learns_no_metric_from_labels_is_refused(wine_split):
         MetricKNeighborsClassifier(LogisticRegression()).fit(X, y)
 
 
+def test_pipeline_ending_in_a_local_or_multitask_learner_names_the_fix(
+        wine_split):
+    # It said the pipeline was not a multi-task learner, or not a metric
+    # learner at all; the fix is the pipeline around the classifier.
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from metric_learn_scml import LocalSCML_Supervised, MultiTaskSCML_Supervised
+    X, _, y, _ = wine_split
+    for learner, kind in ((LocalSCML_Supervised(), "per point"),
+                          (MultiTaskSCML_Supervised(), "per task")):
+        name = type(learner).__name__
+        for tasks in (None, np.arange(len(y)) % 2):
+            with pytest.raises(TypeError, match=(
+                    r"estimator=Pipeline ends in %s, whose metric is %s: .* "
+                    r"make_pipeline\(StandardScaler\(\), "
+                    r"MetricKNeighborsClassifier\(%s\(\)\)\)" % (
+                        name, kind, name))):
+                MetricKNeighborsClassifier(make_pipeline(
+                    StandardScaler(), learner)).fit(X, y, tasks=tasks)
+
+
 # --------------------------------------------------------------------------
 # Multi-task models
 # --------------------------------------------------------------------------

@@ -343,6 +343,21 @@ def test_partial_fit_on_pairs(pair_task):
     assert model.threshold_ == before[1]
 
 
+def test_partial_fit_on_triplets_drops_the_threshold_of_the_pairs(pair_task):
+    # The threshold was left where the pairs had put it while triplets moved
+    # the metric; predict(pairs) now asks for a calibration, as after fit.
+    train, y_train, test, y_test = pair_task
+    model = SCML(random_state=0).fit(train, y_train)
+    points = 0.3 * np.random.RandomState(0).randn(300, 6)
+    triplets = points[ordered_triplets(points, 3000, np.random.RandomState(1))]
+    model.partial_fit(triplets)
+    assert not hasattr(model, "threshold_")
+    with pytest.raises(AttributeError, match="calibrate_threshold"):
+        model.predict(test)
+    model.calibrate_threshold(train, y_train)
+    assert accuracy_score(y_test, model.predict(test)) > 0.85
+
+
 def test_local_scml_keeps_to_triplets():
     from metric_learn_scml import LocalSCML
     pairs, y = independent_pairs(0, 20)

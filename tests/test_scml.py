@@ -536,6 +536,10 @@ def test_supervised_learners_require_y(wine_split):
             (SCML_Supervised(preprocessor=X_train),
              lambda model: model.fit(np.arange(len(y_train)), None)),
             (LocalSCML_Supervised(), lambda model: model.fit(X_train, None)),
+            # (Without y, Python's message named a private base class.)
+            (SCML_Supervised(), lambda model: model.fit(X_train)),
+            (LocalSCML_Supervised(), lambda model: model.fit(X_train)),
+            (SCML_Supervised(), lambda model: model.partial_fit(X_train)),
             (MultiTaskSCML_Supervised(),
              lambda model: model.fit(X_train, None, tasks))]
     for model, fit in fits:
