@@ -59,9 +59,11 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.neighbors import KDTree
 from sklearn.utils import check_random_state
 
-from ._arrays import centred, chunk_rows, distinct_rows, plain
+from ._arrays import (centred, distinct_rows, fitted_knn, plain,
+                      search_algorithm)
 from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         EXACT_FLOOR_TRIPLETS, EXACT_MAX_TRIPLETS,
                         EXACT_MIN_WORK, EXACT_WORK_RATIO, FALLBACK_BETA,
@@ -411,6 +413,13 @@ MIN_SELECTION_POINTS_PER_CLASS = 5
 # Neighbours of the held-out score (the paper evaluates with 3-NN).
 # Evidence: the paper's protocol.
 SCORE_NEIGHBOURS = 3
+
+# scikit-learn's KNeighborsClassifier searches a k-d tree of this leaf size
+# up to this many features (algorithm='auto', leaf_size=30): the held-out
+# score searches the same tree, so that tied neighbours are the same.
+# Evidence: scikit-learn's neighbors/_base.py.
+SKLEARN_TREE_MAX_FEATURES = 15
+SKLEARN_LEAF_SIZE = 30
 
 # The paths that only score betas on held-out points stop at this many
 # times the learner's tol: the ranking of the betas needs no more, and the
@@ -926,31 +935,35 @@ def held_out_anchor_triplets(anchors, random_state):
 
 
 def held_out_mistakes(X_fit, y_fit, X_held, y_held):
-    r"""Which held-out points the 3-NN classifier of the fit points gets
+    """Which held-out points the 3-NN classifier of the fit points gets
     wrong, as a boolean array, under the Euclidean distance of the given
     coordinates (a metric's, through its components, or the data's own).
 
-    The vote is scikit-learn's ``KNeighborsClassifier``'s (uniform
-    weights; a tie goes to the smallest label), searched by brute force
-    as scikit-learn's brute search is, on
-    :math:`\|a\|^2 + \|b\|^2 - 2 a^T b`, a block of held-out rows at a
-    time: this is called once a beta a cut, on small data mostly, where
-    an estimator's checks cost ten times the search. The points come
-    centred (:func:`select_beta`), which keeps the expansion's rounding
-    at that of the distances.
+    Where scikit-learn's classifier would search a k-d tree (its own rule:
+    15 features or fewer, and fewer neighbours than half the points; and
+    where :func:`~._arrays.search_algorithm` keeps it), the tree is
+    searched directly, with the classifier's leaf size, and the vote is
+    the classifier's (uniform weights, a tie to the smallest label): the
+    same mistakes, tied neighbours included, without an estimator's checks
+    of its inputs, which cost ten times the search on small data (the
+    choice of beta scores each beta of each cut).
     """
     k = min(SCORE_NEIGHBOURS, X_fit.shape[0])
+    if (X_fit.shape[1] > SKLEARN_TREE_MAX_FEATURES or k >= X_fit.shape[0] // 2
+            or search_algorithm(X_fit) != "auto"):
+        with warnings.catch_warnings():
+            # Many classes of few points are class labels here, not a
+            # regression target: scikit-learn's guess says nothing to the
+            # user.
+            warnings.filterwarnings("ignore", message="The number of unique "
+                                    "classes is greater than 50%")
+            classifier = fitted_knn(k, X_fit, y_fit)
+        return classifier.predict(X_held) != y_held
     labels, codes = np.unique(y_fit, return_inverse=True)
-    fit_norms = np.einsum("ij,ij->i", X_fit, X_fit)
+    nearest = KDTree(X_fit, leaf_size=SKLEARN_LEAF_SIZE,
+                     metric="euclidean").query(X_held, k, return_distance=False)
     votes = np.zeros((X_held.shape[0], labels.shape[0]), dtype=np.intp)
-    step = chunk_rows(X_fit.shape[0])
-    for start in range(0, X_held.shape[0], step):
-        block = X_held[start:start + step]
-        # (|a|^2 is the same along a row: it does not change the order.)
-        nearest = np.argpartition(fit_norms - 2 * block @ X_fit.T, k - 1,
-                                  axis=1)[:, :k]
-        rows = np.arange(start, start + block.shape[0])[:, None]
-        np.add.at(votes, (rows, codes[nearest]), 1)
+    np.add.at(votes, (np.arange(X_held.shape[0])[:, None], codes[nearest]), 1)
     return labels[votes.argmax(axis=1)] != y_held
 
 
