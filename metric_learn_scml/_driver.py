@@ -960,8 +960,8 @@ def held_out_mistakes(X_fit, y_fit, X_held, y_held):
             classifier = fitted_knn(k, X_fit, y_fit)
         return classifier.predict(X_held) != y_held
     labels, codes = np.unique(y_fit, return_inverse=True)
-    nearest = KDTree(X_fit, leaf_size=SKLEARN_LEAF_SIZE,
-                     metric="euclidean").query(X_held, k, return_distance=False)
+    tree = KDTree(X_fit, leaf_size=SKLEARN_LEAF_SIZE, metric="euclidean")
+    nearest = tree.query(X_held, k, return_distance=False)
     votes = np.zeros((X_held.shape[0], labels.shape[0]), dtype=np.intp)
     np.add.at(votes, (np.arange(X_held.shape[0])[:, None], codes[nearest]), 1)
     return labels[votes.argmax(axis=1)] != y_held

@@ -286,10 +286,11 @@ class _PairsAndTriplets(_IncrementalFromTriplets):
             # AttributeError, as metric-learn's pair learners raise it.
             raise AttributeError(
                 "%s.%s(pairs) needs a distance threshold, threshold_, which "
-                "a fit on pairs sets; this model was last fitted on triplets. Call "
-                "calibrate_threshold(pairs, y) with labelled pairs (y +1 for "
-                "similar, -1 for dissimilar) or set_threshold(distance) "
-                "first; decision_function(pairs) needs no threshold." % (
+                "a fit on pairs sets; this model was last fitted on "
+                "triplets. Call calibrate_threshold(pairs, y) with labelled "
+                "pairs (y +1 for similar, -1 for dissimilar) or "
+                "set_threshold(distance) first; decision_function(pairs) "
+                "needs no threshold." % (
                     type(self).__name__, method))
 
     def _prepare_inputs(self, X, y=None, type_of_inputs="classic", **kwargs):
