@@ -214,6 +214,17 @@ def fitted_knn(n_neighbors, points, y):
         n_neighbors, algorithm=search_algorithm(points)).fit(points, y)
 
 
+def neighbour_votes(neighbour_codes, n_classes):
+    """Each query's votes per class: ``neighbour_codes`` (queries x
+    neighbours) are the class codes of its neighbours, each one vote, as
+    scikit-learn's ``KNeighborsClassifier`` counts them (uniform weights;
+    ``argmax`` of a row gives a tie to the smallest code, as it does)."""
+    votes = np.zeros((neighbour_codes.shape[0], n_classes))
+    np.add.at(votes, (np.arange(neighbour_codes.shape[0])[:, None],
+                      neighbour_codes), 1.0)
+    return votes
+
+
 def largest_magnitude(X):
     """``max |X|`` (0 for an empty array), as a Python float (a float32
     compared with the float64 limits would overflow in the cast)."""

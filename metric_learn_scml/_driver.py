@@ -62,8 +62,8 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.neighbors import KDTree
 from sklearn.utils import check_random_state
 
-from ._arrays import (centred, distinct_rows, fitted_knn, plain,
-                      search_algorithm)
+from ._arrays import (centred, distinct_rows, fitted_knn, neighbour_votes,
+                      plain, search_algorithm)
 from ._defaults import (BETA_RATIO_HIGH, BETA_RATIO_LOW, ERROR_BAND,
                         EXACT_FLOOR_TRIPLETS, EXACT_MAX_TRIPLETS,
                         EXACT_MIN_WORK, EXACT_WORK_RATIO, FALLBACK_BETA,
@@ -962,8 +962,7 @@ def held_out_mistakes(X_fit, y_fit, X_held, y_held):
     labels, codes = np.unique(y_fit, return_inverse=True)
     tree = KDTree(X_fit, leaf_size=SKLEARN_LEAF_SIZE, metric="euclidean")
     nearest = tree.query(X_held, k, return_distance=False)
-    votes = np.zeros((X_held.shape[0], labels.shape[0]), dtype=np.intp)
-    np.add.at(votes, (np.arange(X_held.shape[0])[:, None], codes[nearest]), 1)
+    votes = neighbour_votes(codes[nearest], labels.shape[0])
     return labels[votes.argmax(axis=1)] != y_held
 
 

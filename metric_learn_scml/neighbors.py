@@ -29,7 +29,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (check_consistent_length, check_is_fitted,
                                       column_or_1d, validate_data)
 
-from ._arrays import check_known_labels, fitted_knn, named_errors, plain
+from ._arrays import (check_known_labels, fitted_knn, named_errors,
+                      neighbour_votes, plain)
 from ._triplets import check_label_types
 from ._validation import (Interval, check_y_given, forget_fit,
                           parameter_constraints, validate_parameters,
@@ -46,8 +47,21 @@ _WEAKLY_SUPERVISED = ((_PairsClassifierMixin, "pairs"),
                       (_QuadrupletsClassifierMixin, "quadruplets"))
 
 
+def metric_kind(estimator):
+    """The kind of metric ``estimator`` learns: ``'local'`` (it has
+    ``local_weights`` and ``pairwise_distances``), ``'multitask'``
+    (``for_task``), ``'global'`` (``transform``), or None."""
+    if (hasattr(estimator, "local_weights")
+            and hasattr(estimator, "pairwise_distances")):
+        return "local"
+    if hasattr(estimator, "for_task"):
+        return "multitask"
+    return "global" if hasattr(estimator, "transform") else None
+
+
 def check_metric_learner(estimator):
-    """Raise a ``TypeError`` unless ``estimator`` learns a metric from labels.
+    """Return the :func:`metric_kind` of ``estimator``; raise a
+    ``TypeError`` unless it learns a metric from labels.
 
     Accepted: a supervised learner fitted as ``fit(X, y)`` (or ``fit(X, y,
     tasks)``) that is local (``local_weights`` and ``pairwise_distances``),
@@ -70,30 +84,29 @@ def check_metric_learner(estimator):
             raise TypeError(
                 "estimator=%s is weakly supervised: it fits on %s, not on "
                 "labels. %s%s" % (name, tuples, accepted, hint))
-    local = (hasattr(estimator, "local_weights")
-             and hasattr(estimator, "pairwise_distances"))
-    last = estimator.steps[-1][1] if hasattr(estimator, "steps") else None
-    if hasattr(last, "for_task") or hasattr(last, "local_weights"):
+    last = metric_kind(estimator.steps[-1][1]) if hasattr(
+        estimator, "steps") else None
+    if last in ("local", "multitask"):
         # A pipeline exposes its last step's transform, not its per-task or
         # per-point metrics, nor fit's tasks.
+        learner = type(estimator.steps[-1][1]).__name__
         raise TypeError(
             "estimator=%s ends in %s, whose metric is %s: the classifier "
             "needs the learner itself. Put the steps before it in front of "
             "the classifier, e.g. make_pipeline(StandardScaler(), "
             "MetricKNeighborsClassifier(%s()))%s." % (
-                name, type(last).__name__,
-                "per task" if hasattr(last, "for_task") else "per point",
-                type(last).__name__,
+                name, learner,
+                "per task" if last == "multitask" else "per point", learner,
                 ", and route the tasks with fit(X, y, "
                 "metrickneighborsclassifier__tasks=tasks)"
-                if hasattr(last, "for_task") else ""))
-    if not (hasattr(estimator, "fit") and (
-            local or hasattr(estimator, "for_task")
-            or hasattr(estimator, "transform"))):
+                if last == "multitask" else ""))
+    kind = metric_kind(estimator)
+    if not hasattr(estimator, "fit") or kind is None:
         raise TypeError(
             "estimator=%s is not a metric learner: it has no transform "
             "(global metric), for_task (multi-task) or local_weights and "
             "pairwise_distances (local). %s" % (name, accepted))
+    return kind
 
 
 class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
@@ -163,7 +176,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         constraints = parameter_constraints(type(self))
         validate_parameters(constraints, {name: getattr(self, name)
                                           for name in constraints})
-        check_metric_learner(self.estimator)
+        kind = check_metric_learner(self.estimator)
         # A refit (of another kind of learner, say) keeps nothing of the last.
         forget_fit(self, ("_y_index", "_X_fit", "_task_models", "_knn"))
         if getattr(self.estimator, "preprocessor", None) is not None:
@@ -178,7 +191,7 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
         check_label_types(y)
         check_classification_targets(y)
         self.classes_, self._y_index = np.unique(y, return_inverse=True)
-        multitask = hasattr(self.estimator, "for_task")
+        multitask = kind == "multitask"
         if multitask != (tasks is not None):
             raise ValueError(
                 "%s is %sa multi-task learner: %s tasks= to fit." % (
@@ -195,11 +208,10 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
             self.estimator_.fit(X, self._y_index, tasks)
         # After the learner's fit, whose errors on too few samples come first.
         self._check_neighbours(self.n_neighbors, X.shape[0], "training points")
-        if hasattr(self.estimator_, "local_weights"):
-            self.kind_ = "local"
+        self.kind_ = kind
+        if kind == "local":
             self._X_fit = X
-        elif tasks is not None:
-            self.kind_ = "multitask"
+        elif multitask:
             self._task_models = {}
             for task in np.unique(tasks):
                 members = np.flatnonzero(tasks == task)
@@ -211,7 +223,6 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
                     self.n_neighbors, model.transform(X[members]),
                     self._y_index[members]))
         else:
-            self.kind_ = "global"
             self._knn = fitted_knn(self.n_neighbors,
                                    self.estimator_.transform(X), self._y_index)
         return self
@@ -379,10 +390,8 @@ class MetricKNeighborsClassifier(MetaEstimatorMixin, ClassifierMixin,
     def _vote_fractions(self, X, tasks):
         """Class fractions among the neighbours of validated queries."""
         indices = self._neighbours(X, tasks, self.n_neighbors)[1]
-        votes = self._y_index[indices]
-        proba = np.zeros((X.shape[0], self.classes_.shape[0]))
-        np.add.at(proba, (np.arange(X.shape[0])[:, None], votes), 1.0)
-        return proba / self.n_neighbors
+        return neighbour_votes(self._y_index[indices],
+                               self.classes_.shape[0]) / self.n_neighbors
 
     def predict(self, X, tasks=None):
         """Majority class among the nearest training points.
@@ -516,6 +525,5 @@ def knn_scorer(estimator, X, y, n_neighbors=3):
     # kneighbors() without X leaves each point out of its own neighbours.
     neighbours = knn.kneighbors(return_distance=False)
     classes, codes = np.unique(y, return_inverse=True)
-    votes = np.zeros((y.shape[0], classes.shape[0]))
-    np.add.at(votes, (np.arange(y.shape[0])[:, None], codes[neighbours]), 1)
+    votes = neighbour_votes(codes[neighbours], classes.shape[0])
     return float(np.mean(votes.argmax(axis=1) == codes))
