@@ -349,8 +349,12 @@ class _BuildsProblems:
                 "%s(%s='auto') %s, so the Euclidean metric is kept "
                 "(euclidean_fallback_): the labels' nearest neighbours give "
                 "no triplet order that an element of the basis improves. "
-                "Give %s a value to learn a metric anyway." % (
-                    name, stage, selection.reason, stage), UserWarning)
+                "With many classes that overlap, the k_impostor=%d nearest "
+                "impostors of a point can all lie closer than its "
+                "k_genuine=%d targets: a larger k_impostor, such as the "
+                "number of classes, adds farther ones that a metric can "
+                "push out." % (name, stage, selection.reason,
+                               self.k_impostor, self.k_genuine), UserWarning)
             return
         warnings.warn(
             "%s(%s='auto') %s, so %s=%g is used, without the held-out check "
