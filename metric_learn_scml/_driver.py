@@ -516,7 +516,7 @@ class PathSettings(NamedTuple):
     basis: object
     n_basis: int
     k_genuine: int
-    k_impostor: int
+    k_impostor: object
     rda: dict
 
 

@@ -349,7 +349,7 @@ class _BuildsProblems:
                 "%s(%s='auto') %s, so the Euclidean metric is kept "
                 "(euclidean_fallback_): the labels' nearest neighbours give "
                 "no triplet order that an element of the basis improves. "
-                "With many classes that overlap, the k_impostor=%d nearest "
+                "With many classes that overlap, the k_impostor=%r "
                 "impostors of a point can all lie closer than its "
                 "k_genuine=%d targets: a larger k_impostor, such as the "
                 "number of classes, adds farther ones that a metric can "
@@ -451,7 +451,7 @@ class _FromLabels(_BuildsProblems):
         "basis": [Options("lda", "triplet_diffs"),
                   ArrayLike("(n_basis, n_features)")],
         "k_genuine": [Interval("int", low=1)],
-        "k_impostor": [Interval("int", low=1)],
+        "k_impostor": [Interval("int", low=1), Options("auto")],
     }
 
     def _path_settings(self, n_features):

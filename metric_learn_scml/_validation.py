@@ -297,14 +297,15 @@ def warn_unused_neighbours(y, members, k_genuine, k_impostor):
     """Warn, naming the fix, where ``k_genuine`` or ``k_impostor`` is more
     than any point has (of its class, or of other classes, in its task of
     ``members``): the miner then takes every one it has, as with a smaller
-    value, and a larger value changes nothing."""
+    value, and a larger value changes nothing. ``k_impostor='auto'``
+    adapts to the data, and never warns."""
     counts = [np.unique(y[rows], return_counts=True)[1] for rows in members]
     most = {"k_genuine": (max(c.max() for c in counts) - 1,
                           "other points of its own class (targets)"),
             "k_impostor": (max(c.sum() - c.min() for c in counts),
                            "points of other classes (impostors)")}
     for name, value in (("k_genuine", k_genuine), ("k_impostor", k_impostor)):
-        if value > most[name][0]:
+        if value != "auto" and value > most[name][0]:
             warnings.warn(
                 "%s=%d is more than the data give: no point has more than "
                 "%d %s, so each takes all it has. Set %s=%d or less "

@@ -661,8 +661,9 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
     k_genuine : int, default=3
         Same-class neighbours ("targets") per point (all of them where its
         class has fewer; a value larger than any point has warns).
-    k_impostor : int, default=10
-        Other-class neighbours ("impostors") per point (likewise).
+    k_impostor : int or 'auto', default='auto'
+        Other-class neighbours ("impostors") per point (likewise; 'auto' as
+        in :class:`~metric_learn_scml.SCML_Supervised`).
     beta : 'auto' or float, default=1e-5
         Strength of the local stage's group penalty
         :math:`\beta \sum_k \|(a_k, c_k)\|_2` (the paper's value).
@@ -765,7 +766,7 @@ class LocalSCML_Supervised(_FromLabels, _LocalModel):
         "global_beta": [Options("auto"), Interval("float", low=0), None],
     }
 
-    def __init__(self, k_genuine=3, k_impostor=10, beta=1e-5,
+    def __init__(self, k_genuine=3, k_impostor="auto", beta=1e-5,
                  global_beta="auto", basis="lda",
                  n_basis=None, embedding_dim=40, learning_rate=0.3,
                  embedding_method="auto", n_landmarks=1000,

@@ -276,9 +276,10 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         Same-class neighbours ("targets") per point, within its task (all
         of them where its class has fewer; a value larger than any point
         has warns).
-    k_impostor : int, default=10
+    k_impostor : int or 'auto', default='auto'
         Other-class neighbours ("impostors") per point, within its task
-        (likewise).
+        (likewise; 'auto' as in :class:`~metric_learn_scml.SCML_Supervised`,
+        with the task's classes).
     beta : 'auto' or float, default='auto'
         Strength of the group penalty
         :math:`\beta \sum_k \|W_{:,k}\|_2` (>= 0). Larger values keep
@@ -429,9 +430,10 @@ class MultiTaskSCML_Supervised(_IncrementalFromLabels, _BaseMultiTaskSCML):
         "beta": [Options("auto"), Interval("float", low=0)],
     }
 
-    def __init__(self, k_genuine=3, k_impostor=10, beta="auto", basis="lda",
-                 n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
-                 batch_size=32, tol=1e-3, n_iter_no_change=4, solver="rda",
+    def __init__(self, k_genuine=3, k_impostor="auto", beta="auto",
+                 basis="lda", n_basis=None, gamma=1.0, max_iter=20000,
+                 output_iter=250, batch_size=32, tol=1e-3,
+                 n_iter_no_change=4, solver="rda",
                  partial_fit_memory=DEFAULT_MEMORY, verbose=False,
                  preprocessor=None, random_state=None, n_components=None):
         keep_parameters(self, locals())

@@ -58,7 +58,8 @@ PATH_RDA = dict(gamma=1.0, batch_size=32, max_iter=20000, eval_every=250,
 
 
 def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
-              n_basis=None, k_genuine=3, k_impostor=10, random_state=None):
+              n_basis=None, k_genuine=3, k_impostor="auto",
+              random_state=None):
     r"""The exact SCML-Global optima along a decreasing grid of beta.
 
     Triplets and the basis are built from the labels as in
@@ -89,7 +90,8 @@ def scml_path(X, y, *, betas=None, n_betas=7, eps=1e-5, basis="lda",
         ``(0, 10**-0.5]``.
     basis : {'lda', 'triplet_diffs'} or array-like of shape (n_basis, n_features), default='lda'
     n_basis : int, default=None
-    k_genuine, k_impostor : int, default=3, 10
+    k_genuine : int, default=3
+    k_impostor : int or 'auto', default='auto'
     random_state : int, RandomState instance or None, default=None
 
     Returns

@@ -416,8 +416,13 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
     k_genuine : int, default=3
         Same-class neighbours ("targets") per point (all of them where its
         class has fewer; a value larger than any point has warns).
-    k_impostor : int, default=10
-        Other-class neighbours ("impostors") per point (likewise).
+    k_impostor : int or 'auto', default='auto'
+        Other-class neighbours ("impostors") per point (likewise): its
+        ``k_impostor`` nearest. 'auto': its 10 nearest, except with more
+        than 10 classes (``C``) where a class's nearest impostors mostly
+        lie closer than its targets: its points then take 10 spread over
+        their ``C`` nearest, which reach the targets' scale (beyond the
+        paper, see :func:`~metric_learn_scml.triplets_from_labels`).
     beta : 'auto' or float, default='auto'
         Strength of the sparsity penalty :math:`\beta \|w\|_1` (>= 0).
         Larger values keep fewer basis elements. ``'auto'`` chooses it on a
@@ -642,9 +647,10 @@ class SCML_Supervised(TransformerMixin, _IncrementalFromLabels, _GlobalSCML):
     # methods a TransformerMixin subclass defines itself.
     transform = _LinearMetric.transform
 
-    def __init__(self, k_genuine=3, k_impostor=10, beta="auto", basis="lda",
-                 n_basis=None, gamma=1.0, max_iter=20000, output_iter=250,
-                 batch_size=32, tol=1e-3, n_iter_no_change=4, solver="auto",
+    def __init__(self, k_genuine=3, k_impostor="auto", beta="auto",
+                 basis="lda", n_basis=None, gamma=1.0, max_iter=20000,
+                 output_iter=250, batch_size=32, tol=1e-3,
+                 n_iter_no_change=4, solver="auto",
                  partial_fit_memory=DEFAULT_MEMORY,
                  verbose=False, preprocessor=None, random_state=None,
                  n_components=None):
@@ -746,7 +752,7 @@ class SCML_SupervisedCV(SCML_Supervised):
     beta = "auto"
 
     def __init__(self, betas=None, n_betas=7, eps=1e-5, cv=3, n_jobs=None,
-                 k_genuine=3, k_impostor=10, basis="lda", n_basis=None,
+                 k_genuine=3, k_impostor="auto", basis="lda", n_basis=None,
                  gamma=1.0, max_iter=20000, output_iter=250, batch_size=32,
                  tol=1e-3, n_iter_no_change=4, solver="auto",
                  partial_fit_memory=DEFAULT_MEMORY,

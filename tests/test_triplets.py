@@ -11,14 +11,19 @@ from metric_learn_scml._arrays import (distinct_rows, search_algorithm,
 from metric_learn_scml._problem import pair_index
 
 
-def brute_force_triplets(X, y, k_genuine, k_impostor, anchors=None):
+def brute_force_triplets(X, y, k_genuine, k_impostor, anchors=None,
+                         ranks=None):
+    """``ranks``: the impostors' ranks among the nearest, else the first
+    ``k_impostor``."""
     anchors = np.arange(X.shape[0]) if anchors is None else anchors
     expected = set()
     for i, row in zip(anchors, cdist(X[anchors], X)):
         same = np.flatnonzero((y == y[i]) & (np.arange(len(y)) != i))
         other = np.flatnonzero(y != y[i])
         targets = same[np.argsort(row[same], kind="stable")][:k_genuine]
-        impostors = other[np.argsort(row[other], kind="stable")][:k_impostor]
+        ordered = other[np.argsort(row[other], kind="stable")]
+        impostors = (ordered[:k_impostor] if ranks is None
+                     else ordered[ranks])
         expected |= {(i, j, k) for j in targets for k in impostors}
     return expected
 
@@ -31,6 +36,37 @@ def test_triplets_match_brute_force():
     assert triplets.shape[1] == 3
     assert set(map(tuple, triplets)) == brute_force_triplets(X, y, 3, 5)
     assert len(set(map(tuple, triplets))) == len(triplets)
+
+
+def test_auto_impostors_spread_where_the_nearest_lie_inside_the_targets():
+    # k_impostor='auto', the default: the 10 nearest with 10 classes or
+    # fewer. With 25 classes, a class whose anchors mostly have their 10
+    # nearest impostors all closer than their 3rd target takes 10 at ranks
+    # j * 25 // 10 of their 25 nearest; the other classes the 10 nearest.
+    rng = np.random.RandomState(0)
+    X = rng.randn(150, 3)
+    few = np.arange(150) % 4
+    assert set(map(tuple, triplets_from_labels(X, few))) == (
+        brute_force_triplets(X, few, 3, 10))
+    spread = [0, 2, 5, 7, 10, 12, 15, 17, 20, 22]
+    # Overlapping classes spread, and 5 well-separated ones keep the
+    # nearest.
+    many = np.arange(150) % 25
+    X[many < 5] += 100 * rng.randn(5, 3)[many[many < 5]]
+    expected = set()
+    for c in range(25):
+        rows = np.flatnonzero(many == c)
+        distances = cdist(X[rows], X)
+        reach = np.sort(np.where(many == c, distances, np.inf), axis=1)[:, 3]
+        tenth = np.sort(distances[:, many != c], axis=1)[:, 9]
+        inside = np.mean(tenth < reach) >= 0.5
+        assert inside == (c >= 5)
+        expected |= {row for row in brute_force_triplets(
+            X, many, 3, 25, ranks=spread if inside else np.arange(10))
+            if row[0] in rows}
+    triplets = triplets_from_labels(X, many)
+    assert triplets.shape[0] == 150 * 3 * 10
+    assert set(map(tuple, triplets)) == expected
 
 
 def test_large_searches_on_many_features_find_the_exact_neighbours():
@@ -95,6 +131,8 @@ def test_public_triplets_are_metric_learns_knn_triplets(iris):
 @pytest.mark.parametrize("arguments, error, match", [
     (dict(k_genuine=0), ValueError, "k_genuine == 0, must be >= 1"),
     (dict(k_impostor=2.5), TypeError, "k_impostor must be an instance of"),
+    (dict(k_impostor="nearest"), ValueError,
+     "k_impostor must be an int or 'auto', got 'nearest'"),
     (dict(y=np.zeros(4)), ValueError, "inconsistent numbers of samples"),
     (dict(y=np.array([1, "a", 2, "b", 3], dtype=object)), TypeError,
      "y must hold class labels of one type"),
