@@ -869,7 +869,6 @@ def test_selection_finds_a_known_beta():
     # On 600 points the held-out errors tell them apart. (On 300 they do
     # not, 0.033 against 0.040 to 0.047 on every beta, and the rule keeps
     # a denser model within that noise, as it should.)
-    from sklearn.neighbors import KNeighborsClassifier
     from metric_learn_scml._driver import select_beta
     rng = np.random.RandomState(0)
     y = rng.randint(0, 2, 1200)
